@@ -1,0 +1,13 @@
+import type { Config } from './config/config.js';
+import type { Database } from './db/database.js';
+import type { JobQueue } from './jobs/queue.js';
+
+/** Everything the HTTP app needs, built by the caller (service, tests, bench). */
+export type AppDeps = {
+  config: Config;
+  database: Database;
+  /** Null where nothing is enqueued yet (tests of routes that never send jobs). */
+  queue: JobQueue | null;
+  /** How many migrations this build ships; /readyz compares the database against it. */
+  expectedMigrations: number;
+};

@@ -1,0 +1,62 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { AppDeps } from './app-deps.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { generateRequestId } from './http/request-id.js';
+import { securityHeadersPlugin } from './http/security-headers.js';
+import { createLogger } from './logger.js';
+import { adminSurface } from './surfaces/admin/index.js';
+import { healthRoutes } from './surfaces/ops/health.route.js';
+
+export type { AppDeps } from './app-deps.js';
+
+/** Builds the HTTP app (not listening). Every surface is an encapsulated plugin. */
+export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}): Promise<FastifyInstance> {
+  const logger: FastifyBaseLogger = options.logger ?? createLogger('silent');
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: generateRequestId,
+    bodyLimit: deps.config.bodyLimitBytes,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // JSON only: a text/plain body to a JSON route is a 415, not a confusing validation error.
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Chat agent service',
+        version: '1',
+        description:
+          'Admin, site-integration and widget APIs. Errors use the envelope {message, code, errors}.',
+      },
+      servers: deps.config.publicBaseUrl ? [{ url: deps.config.publicBaseUrl }] : [],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API token (svc_…) with the needed ability',
+          },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(securityHeadersPlugin);
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(healthRoutes(deps));
+  await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
+  return app;
+}

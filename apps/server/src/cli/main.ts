@@ -1,0 +1,150 @@
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import { ensureAppKey, generateAppKey } from '../config/app-key.js';
+import { type Config, ConfigError, loadConfig } from '../config/config.js';
+import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.js';
+import { type Database, openEmbeddedDatabase, openPostgresDatabase } from '../db/database.js';
+import { loadMigrations, migrate } from '../db/migrate.js';
+import { AppError } from '../errors/app-error.js';
+import { createLogger } from '../logger.js';
+import { startService } from '../service.js';
+import { DATA_COMMANDS, type DataCommandName, isDataCommand } from './commands.js';
+import { ControlCommandError, callControlServer } from './control-socket.js';
+import { formatResult } from './format.js';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  bootstrap --email E --password P --workspace NAME [--json]
+                       Create the first (or another) owner, their workspace and an admin API token.
+  token:create --workspace ID --name N --abilities admin,wp:integration [--json]
+                       Issue an API token; prints the plaintext once.
+  migrate [--json]     Apply pending database migrations.
+  worker               Run a job worker alone (PostgreSQL mode; on the embedded store
+                       the worker runs inside npm start).
+  key:generate         Print a new APP_KEY value.
+
+Data commands work whether or not the service is running: while it holds the embedded
+store they run inside it through the control socket under DATA_DIR.`;
+
+/** Runs one CLI invocation; returns the exit code. */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      abilities: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const command = positionals[0];
+  if (!command || values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return command || values.help ? 0 : 1;
+  }
+  if (command === 'key:generate') {
+    process.stdout.write(`${generateAppKey()}\n`);
+    return 0;
+  }
+  const config = loadConfig(env);
+  // CLI logs go to stderr so stdout carries only the command's answer (e.g. --json).
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
+  if (command === 'worker') return runWorker(config, log);
+  if (!isDataCommand(command)) {
+    process.stderr.write(`Unknown command: ${command}\n\n${USAGE}\n`);
+    return 1;
+  }
+  const { json, help: _help, ...args } = values;
+  const result = await runDataCommand(config, log, command, args);
+  process.stdout.write(`${formatResult(command, result, json)}\n`);
+  return 0;
+}
+
+/** Runs a data command on the local store, or through the running service when it holds the store. */
+async function runDataCommand(
+  config: Config,
+  log: Logger,
+  command: DataCommandName,
+  args: Record<string, unknown>,
+): Promise<unknown> {
+  let release: (() => Promise<void>) | null = null;
+  if (config.database.mode === 'embedded') {
+    try {
+      release = await lockDataDir(config.dataDir, (error) =>
+        log.fatal({ err: error }, 'lost the DATA_DIR lock'),
+      );
+    } catch (error) {
+      if (error instanceof DataDirLockedError) return callControlServer(config.dataDir, command, args);
+      throw error;
+    }
+  }
+  let database: Database | null = null;
+  try {
+    const withKey = await ensureAppKey(config, (message) => log.warn(message));
+    database =
+      withKey.database.mode === 'embedded'
+        ? await openEmbeddedDatabase({ dataDir: withKey.dataDir, log: quiet(log) })
+        : await openPostgresDatabase({ url: withKey.database.url, poolSize: 2, log: quiet(log) });
+    if (command !== 'migrate') await migrate(database.pool, await loadMigrations());
+    return await DATA_COMMANDS[command]({ config: withKey, database, log }, args);
+  } finally {
+    await database?.close();
+    await release?.();
+  }
+}
+
+/** `cli worker`: a worker-only process on PostgreSQL, stopped gracefully by SIGTERM/SIGINT. */
+async function runWorker(config: Config, log: Logger): Promise<number> {
+  if (config.database.mode === 'embedded') {
+    process.stderr.write(
+      'The worker runs inside `npm start` on the embedded store (it allows one process). ' +
+        'Set DATABASE_URL to run separate workers on PostgreSQL.\n',
+    );
+    return 1;
+  }
+  const service = await startService(config, log, { http: false, worker: true });
+  log.warn('worker started');
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  log.warn('worker stopping: finishing running jobs');
+  await service.stop();
+  return 0;
+}
+
+function quiet(log: Logger) {
+  return { info: (msg: string) => log.debug(msg), warn: (msg: string) => log.warn(msg) };
+}
+
+/** Prints a failure readably: the message, then one line per field error. */
+function report(error: unknown): number {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof AppError || error instanceof ControlCommandError) {
+    process.stderr.write(`Error: ${error.message}\n`);
+    for (const [field, messages] of Object.entries(error.errors)) {
+      for (const message of messages) process.stderr.write(`  --${field}: ${message}\n`);
+    }
+  } else if (
+    error instanceof TypeError &&
+    'code' in error &&
+    String(error.code).startsWith('ERR_PARSE_ARGS')
+  ) {
+    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+  } else {
+    process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  return 1;
+}
+
+runCli(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => process.exit(report(error)),
+);

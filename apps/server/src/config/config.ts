@@ -1,0 +1,176 @@
+import { z } from 'zod';
+
+const emptyToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const optionalUrl = z.preprocess(emptyToUndefined, z.url().optional());
+
+/** `APP_KEY`: 32 random bytes, written as `base64:<44 chars>` (the form `key:generate` prints). */
+const ZAppKey = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .refine(
+      (value) => decodeAppKey(value) !== null,
+      'must be base64:<32 bytes in base64>; run `npm run cli -- key:generate`',
+    )
+    .optional(),
+);
+
+const ZPostgresUrl = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .refine((value) => /^postgres(?:ql)?:\/\//.test(value), 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+);
+
+/** Every environment variable the service reads, with its default. Nothing else reads process.env. */
+export const ZEnv = z.object({
+  PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(8080)),
+  HOST: z.preprocess(emptyToUndefined, z.string().default('0.0.0.0')),
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
+  PUBLIC_BASE_URL: optionalUrl,
+  DATABASE_URL: ZPostgresUrl,
+  DATABASE_POOL_SIZE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100).default(10)),
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine((value) => /^rediss?:\/\//.test(value), 'must be a redis:// or rediss:// URL')
+      .optional(),
+  ),
+  APP_KEY: ZAppKey,
+  WIDGET_TOKEN_SECRET: optionalString,
+  LLM_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['offline', 'openai', 'anthropic']).default('offline')),
+  LLM_BASE_URL: optionalUrl,
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: optionalString,
+  EMBEDDINGS_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['offline', 'openai']).default('offline')),
+  EMBEDDINGS_BASE_URL: optionalUrl,
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_MODEL: optionalString,
+  EMBEDDINGS_DIMENSIONS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(8).max(4096).optional()),
+  SAFE_URL_ALLOW: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim().toLowerCase())
+          .filter((entry) => entry !== ''),
+      ),
+  ),
+  BCRYPT_COST: z.preprocess(emptyToUndefined, z.coerce.number().int().min(4).max(15).default(12)),
+  BODY_LIMIT_BYTES: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1024).default(1_048_576)),
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
+});
+
+/** The parsed, typed and frozen configuration. */
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  dataDir: string;
+  publicBaseUrl: string | undefined;
+  database: Readonly<{ mode: 'embedded' } | { mode: 'postgres'; url: string; poolSize: number }>;
+  redisUrl: string | undefined;
+  /** Raw 32-byte master key; undefined until `ensureAppKey` provides one on the embedded store. */
+  appKey: Buffer | undefined;
+  widgetTokenSecret: string | undefined;
+  llm: Readonly<{
+    provider: 'offline' | 'openai' | 'anthropic';
+    baseUrl?: string;
+    apiKey?: string;
+    model?: string;
+  }>;
+  embeddings: Readonly<{
+    provider: 'offline' | 'openai';
+    baseUrl?: string;
+    apiKey?: string;
+    model?: string;
+    dimensions?: number;
+  }>;
+  safeUrlAllow: readonly string[];
+  bcryptCost: number;
+  bodyLimitBytes: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  shutdownTimeoutMs: number;
+}>;
+
+/** Raised when the environment does not parse; its message lists every bad variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Decodes `base64:<data>` into 32 bytes, or null when it is not such a key. */
+export function decodeAppKey(value: string): Buffer | null {
+  const match = /^base64:([A-Za-z0-9+/]{43}=)$/.exec(value.trim());
+  if (!match?.[1]) return null;
+  const bytes = Buffer.from(match[1], 'base64');
+  return bytes.length === 32 ? bytes : null;
+}
+
+/** Parses the environment once into a frozen {@link Config}; throws {@link ConfigError}. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ZEnv.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (issue) => `  - ${issue.path.join('.') || '(env)'}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (e.LLM_PROVIDER === 'openai' && !e.LLM_BASE_URL && !e.LLM_API_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - LLM_PROVIDER: openai needs LLM_API_KEY or LLM_BASE_URL',
+    );
+  }
+  if (e.LLM_PROVIDER === 'anthropic' && !e.LLM_API_KEY) {
+    throw new ConfigError('Invalid configuration:\n  - LLM_PROVIDER: anthropic needs LLM_API_KEY');
+  }
+  if (e.DATABASE_URL && !e.APP_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - APP_KEY: required when DATABASE_URL is set, so every instance shares it; ' +
+        'create one with `npm run cli -- key:generate`',
+    );
+  }
+  const config: Config = {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    database: Object.freeze(
+      e.DATABASE_URL
+        ? { mode: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+        : { mode: 'embedded' as const },
+    ),
+    redisUrl: e.REDIS_URL,
+    appKey: e.APP_KEY ? (decodeAppKey(e.APP_KEY) ?? undefined) : undefined,
+    widgetTokenSecret: e.WIDGET_TOKEN_SECRET,
+    llm: Object.freeze({
+      provider: e.LLM_PROVIDER,
+      baseUrl: e.LLM_BASE_URL,
+      apiKey: e.LLM_API_KEY,
+      model: e.LLM_MODEL,
+    }),
+    embeddings: Object.freeze({
+      provider: e.EMBEDDINGS_PROVIDER,
+      baseUrl: e.EMBEDDINGS_BASE_URL,
+      apiKey: e.EMBEDDINGS_API_KEY,
+      model: e.EMBEDDINGS_MODEL,
+      dimensions: e.EMBEDDINGS_DIMENSIONS,
+    }),
+    safeUrlAllow: Object.freeze(e.SAFE_URL_ALLOW),
+    bcryptCost: e.BCRYPT_COST,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,107 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+/** Kysely table types; they mirror `migrations/*.sql`. */
+export type WorkspacesTable = {
+  id: string;
+  name: string;
+  slug: string;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
+export type UsersTable = {
+  id: string;
+  email: string;
+  name: Generated<string>;
+  password_hash: string;
+  role: Generated<'user' | 'admin'>;
+  byok_enabled: Generated<boolean>;
+  default_workspace_id: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
+export type MembershipsTable = {
+  workspace_id: string;
+  user_id: string;
+  role: 'owner' | 'admin' | 'editor' | 'viewer';
+  created_at: CreatedAt;
+};
+
+export type StoredTheme = {
+  position: 'bottom-right' | 'bottom-left';
+  primary: string;
+  accent: string;
+  radius: number;
+  launcher_label: string;
+};
+
+export type AgentsTable = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  site_type: Generated<'generic' | 'ecommerce'>;
+  language_default: string | null;
+  is_published: Generated<boolean>;
+  allowed_origins: Generated<string[]>;
+  theme: Json<StoredTheme>;
+  system_prompt: Generated<string>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
+export type ApiTokensTable = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  token_hash: string;
+  token_prefix: string;
+  abilities: string[];
+  shopper_signing_secret: string;
+  created_by_user_id: string | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  created_at: CreatedAt;
+};
+
+export type AuditLogsTable = {
+  id: string;
+  workspace_id: string;
+  actor_type: string;
+  actor_id: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  metadata: Json<Record<string, unknown>>;
+  request_id: string | null;
+  created_at: CreatedAt;
+};
+
+export type SchemaMigrationsTable = {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: CreatedAt;
+};
+
+/** The whole database as Kysely sees it. */
+export type DB = {
+  workspaces: WorkspacesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  agents: AgentsTable;
+  api_tokens: ApiTokensTable;
+  audit_logs: AuditLogsTable;
+  schema_migrations: SchemaMigrationsTable;
+};
+
+export type AgentRow = Selectable<AgentsTable>;
+export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type UserRow = Selectable<UsersTable>;
+export type WorkspaceRow = Selectable<WorkspacesTable>;
+export type AuditLogRow = Selectable<AuditLogsTable>;
+export type NewAuditLog = Insertable<AuditLogsTable>;

@@ -1,0 +1,91 @@
+import { ERROR_CODES, type ErrorCode, type TServiceError } from '@service/contract';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, type FieldErrors, validationError } from '../errors/app-error.js';
+
+/** Fastify's own request errors, mapped to the contract's codes (anything else is a 500). */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_EMPTY_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
+};
+
+/** Sends the service envelope for an error code. 401s never carry detail. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  const body: TServiceError =
+    error.status === 401 && error.code === 'unauthenticated'
+      ? { message: ERROR_CODES.unauthenticated.message, code: 'unauthenticated', errors: {} }
+      : { message: error.message, code: error.code, errors: error.errors };
+  if (error.retryAfter !== undefined)
+    reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfter))));
+  return reply.status(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** Installs the one error renderer and the 404 handler on an instance (and its children). */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((raw: FastifyError, request, reply) => {
+    const error = toAppError(raw);
+    if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
+    else request.log.info({ code: error.code, status: error.status }, 'request rejected');
+    return sendError(reply, error);
+  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('not_found')));
+}
+
+/** Converts whatever was thrown into an AppError. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const errors: FieldErrors = {};
+    const context =
+      'validationContext' in error && typeof error.validationContext === 'string'
+        ? error.validationContext
+        : 'body';
+    for (const issue of error.validation) {
+      const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
+      const keys = issue.keyword === 'unrecognized_keys' ? readKeys(issue.params) : [];
+      if (keys.length > 0) {
+        for (const key of keys)
+          add(errors, path ? `${path}.${key}` : key, `The ${key} field is not allowed.`);
+      } else {
+        add(errors, path || context, describe(path || context, issue.message ?? 'invalid value'));
+      }
+    }
+    return validationError(errors);
+  }
+  if (isFastifyError(error)) {
+    const mapped = FASTIFY_CODES[error.code];
+    if (mapped) return new AppError(mapped);
+    if (error instanceof SyntaxError || error.statusCode === 400) return new AppError('malformed_json');
+    if (error.statusCode === 404) return new AppError('not_found');
+    if (error.statusCode === 413) return new AppError('payload_too_large');
+    if (error.statusCode === 415) return new AppError('unsupported_media_type');
+  }
+  if (error instanceof SyntaxError) return new AppError('malformed_json');
+  return new AppError('internal_error');
+}
+
+function isFastifyError(error: unknown): error is FastifyError {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string';
+}
+
+function readKeys(params: unknown): string[] {
+  if (typeof params !== 'object' || params === null || !('keys' in params) || !Array.isArray(params.keys))
+    return [];
+  return params.keys.filter((key): key is string => typeof key === 'string');
+}
+
+function add(errors: FieldErrors, field: string, message: string): void {
+  errors[field] = [...(errors[field] ?? []), message];
+}
+
+/** Prefixes zod's message with the field, Laravel style ("The name field: Too small…"). */
+function describe(field: string, message: string): string {
+  return `The ${field} field is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
+}

@@ -1,0 +1,7 @@
+import type { JobDefinition } from './queue.js';
+
+/**
+ * Every job the worker runs. Capabilities add their definitions here (indexing, crawling,
+ * webhooks, lead push); the queue declares each one at start.
+ */
+export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [];

@@ -1,0 +1,143 @@
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+import PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { DB } from '../db/schema.js';
+
+/** The Postgres schema pg-boss keeps its tables in. */
+export const QUEUE_SCHEMA = 'pgboss';
+
+/** What a handler gets besides its payload. */
+export type JobContext = { db: Kysely<DB>; log: Logger; jobId: string; attempt: number };
+
+/**
+ * A job: a name, a payload schema (ids and hashes, never documents), retry policy and an
+ * idempotent handler (run twice, it leaves the same state). `policy: 'stately'` with a key
+ * collapses repeats: at most one queued and one running job per key.
+ */
+export type JobDefinition<T> = {
+  name: string;
+  payload: z.ZodType<T>;
+  policy?: 'standard' | 'short' | 'singleton' | 'stately';
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  expireInSeconds?: number;
+  handle(payload: T, context: JobContext): Promise<void>;
+};
+
+/** Declares a job; a typed identity so payloads and handlers agree. */
+export function defineJob<T>(definition: JobDefinition<T>): JobDefinition<T> {
+  return definition;
+}
+
+/** The queue over the shared pool: sending in every process, working where `work()` is called. */
+export class JobQueue {
+  private working = false;
+
+  private constructor(
+    private readonly boss: PgBoss,
+    private readonly db: Kysely<DB>,
+    private readonly log: Logger,
+    private readonly definitions: ReadonlyMap<string, JobDefinition<unknown>>,
+  ) {}
+
+  /** Starts pg-boss on `pool` (creating its schema on first use) and declares every queue. */
+  static async start(options: {
+    pool: pg.Pool;
+    db: Kysely<DB>;
+    log: Logger;
+    definitions: readonly JobDefinition<unknown>[];
+    maintenance?: boolean;
+  }): Promise<JobQueue> {
+    const pool = options.pool;
+    const boss = new PgBoss({
+      db: { executeSql: (text: string, values: unknown[] = []) => pool.query(text, values) },
+      schema: QUEUE_SCHEMA,
+      supervise: options.maintenance ?? true,
+      schedule: false,
+    });
+    boss.on('error', (error: Error) => options.log.error({ err: error }, 'job queue error'));
+    await boss.start();
+    const byName = new Map<string, JobDefinition<unknown>>();
+    for (const definition of options.definitions) {
+      if (byName.has(definition.name)) throw new Error(`job ${definition.name} is defined twice`);
+      byName.set(definition.name, definition);
+      const queueOptions = {
+        name: definition.name,
+        policy: definition.policy ?? 'standard',
+        retryLimit: definition.retryLimit ?? 5,
+        retryDelay: definition.retryDelaySeconds ?? 10,
+        retryBackoff: definition.retryBackoff ?? true,
+        expireInSeconds: definition.expireInSeconds ?? 15 * 60,
+      };
+      await boss.createQueue(definition.name, queueOptions);
+      await boss.updateQueue(definition.name, queueOptions);
+    }
+    return new JobQueue(boss, options.db, options.log, byName);
+  }
+
+  /**
+   * Enqueues a job after validating its payload. With `key`, repeats collapse per the job's
+   * policy. Returns the job id, or null when an equal job was already waiting.
+   */
+  async send<T>(
+    definition: JobDefinition<T>,
+    payload: T,
+    options: { key?: string } = {},
+  ): Promise<string | null> {
+    if (!this.definitions.has(definition.name)) throw new Error(`job ${definition.name} is not registered`);
+    const data = definition.payload.parse(payload);
+    return this.boss.send(definition.name, data as object, options.key ? { singletonKey: options.key } : {});
+  }
+
+  /** Starts consuming every registered queue in this process. */
+  async work(options: { pollingIntervalSeconds?: number } = {}): Promise<void> {
+    if (this.working) return;
+    this.working = true;
+    for (const definition of this.definitions.values()) {
+      await this.boss.work(
+        definition.name,
+        { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, includeMetadata: true },
+        async (jobs) => {
+          for (const job of jobs) {
+            const log = this.log.child({ job: definition.name, jobId: job.id });
+            const payload = definition.payload.safeParse(job.data);
+            if (!payload.success) {
+              // A payload that cannot parse will never succeed: fail it without retries piling up.
+              log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
+              return;
+            }
+            await definition.handle(payload.data, {
+              db: this.db,
+              log,
+              jobId: job.id,
+              attempt: job.retryCount + 1,
+            });
+          }
+        },
+      );
+    }
+  }
+
+  /** Counts jobs of a queue by state (for tests and ops). */
+  async countJobs(
+    name: string,
+    state: 'created' | 'active' | 'completed' | 'retry' | 'failed',
+  ): Promise<number> {
+    const result = await this.db
+      .withSchema(QUEUE_SCHEMA)
+      .selectFrom('job' as never)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('name' as never, '=', name as never)
+      .where('state' as never, '=', state as never)
+      .executeTakeFirst();
+    return Number(result?.n ?? 0);
+  }
+
+  /** Stops taking jobs and waits (up to `timeoutMs`) for running ones to finish. Leaves the pool open. */
+  async stop(timeoutMs: number): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+  }
+}

@@ -1,0 +1,51 @@
+import { ensureAppKey } from './config/app-key.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { createLogger } from './logger.js';
+import { startService } from './service.js';
+
+/** `npm start`: HTTP and worker in one process. */
+async function main(): Promise<void> {
+  let config = loadConfig();
+  const log = createLogger(config.logLevel);
+  config = await ensureAppKey(config, (message) => log.warn(message));
+  const service = await startService(config, log, {
+    onFatal: () => {
+      process.exitCode = 1;
+      void service.stop().finally(() => process.exit(1));
+    },
+  });
+  log.info({ url: service.url, store: config.database.mode }, `service listening on ${service.url}`);
+
+  const shutdown = (signal: string) => {
+    log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    const timer = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 5_000);
+    timer.unref();
+    service.stop().then(
+      () => {
+        log.info('stopped');
+        process.exit(process.exitCode ?? 0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

@@ -1,0 +1,120 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createApp } from './app.js';
+import { startControlServer } from './cli/control-socket.js';
+import type { Config } from './config/config.js';
+import { lockDataDir } from './db/data-dir-lock.js';
+import { type Database, openEmbeddedDatabase, openPostgresDatabase } from './db/database.js';
+import { loadMigrations, migrate } from './db/migrate.js';
+import { JOB_DEFINITIONS } from './jobs/definitions.js';
+import { JobQueue } from './jobs/queue.js';
+import { hasNoUsers } from './services/bootstrap.js';
+
+/** A running service (HTTP and/or worker) and how to stop it. */
+export type RunningService = {
+  url: string | null;
+  app: FastifyInstance | null;
+  database: Database;
+  queue: JobQueue;
+  stop(): Promise<void>;
+};
+
+/**
+ * Opens the store (locking DATA_DIR on the embedded default), migrates, starts the queue and
+ * worker, then HTTP unless `http` is false. `onFatal` is called if the store lock is lost.
+ */
+export async function startService(
+  config: Config,
+  log: Logger,
+  options: { http?: boolean; worker?: boolean; onFatal?: (error: Error) => void } = {},
+): Promise<RunningService> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const runCleanups = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        log.error({ err: error }, 'error during shutdown');
+      }
+    }
+  };
+  try {
+    let database: Database;
+    if (config.database.mode === 'embedded') {
+      const release = await lockDataDir(config.dataDir, (error) => {
+        log.fatal({ err: error }, 'lost the DATA_DIR lock; stopping to protect the store');
+        options.onFatal?.(error);
+      });
+      cleanups.push(release);
+      database = await openEmbeddedDatabase({ dataDir: config.dataDir, log: adapt(log) });
+    } else {
+      database = await openPostgresDatabase({
+        url: config.database.url,
+        poolSize: config.database.poolSize,
+        log: adapt(log),
+      });
+    }
+    cleanups.push(() => database.close());
+
+    const migrations = await loadMigrations();
+    const result = await migrate(database.pool, migrations);
+    if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
+
+    const queue = await JobQueue.start({
+      pool: database.pool,
+      db: database.db,
+      log,
+      definitions: JOB_DEFINITIONS,
+    });
+    cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
+    if (options.worker ?? true) await queue.work();
+
+    let app: FastifyInstance | null = null;
+    let url: string | null = null;
+    if (options.http ?? true) {
+      const server = await createApp(
+        { config, database, queue, expectedMigrations: migrations.length },
+        { logger: log },
+      );
+      app = server;
+      // Registered last so it runs first: stop accepting and finish in-flight requests before the queue and pool go.
+      cleanups.push(() => server.close());
+      await server.listen({ port: config.port, host: config.host });
+      const address = server.server.address();
+      const port = typeof address === 'object' && address ? address.port : config.port;
+      const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+      url = config.publicBaseUrl ?? `http://${host}:${port}`;
+    }
+
+    if (config.database.mode === 'embedded') {
+      const control = await startControlServer({ config, database, log }, log);
+      if (control) cleanups.push(() => control.close());
+    }
+
+    if (await hasNoUsers(database.db)) {
+      log.warn(
+        'No users yet. Create the first admin with: npm run cli -- bootstrap --email you@example.com ' +
+          '--password <password> --workspace "My workspace"',
+      );
+    }
+
+    let stopping: Promise<void> | null = null;
+    return {
+      url,
+      app,
+      database,
+      queue,
+      stop() {
+        stopping ??= runCleanups();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await runCleanups();
+    throw error;
+  }
+}
+
+function adapt(log: Logger) {
+  return { info: (msg: string) => log.info(msg), warn: (msg: string) => log.warn(msg) };
+}

@@ -1,0 +1,68 @@
+import type { TAuditLog } from '@service/contract';
+import type { AuditLogRow } from '../db/schema.js';
+import { newId } from '../security/ids.js';
+import { type Actor, iso, type Queryable } from './context.js';
+
+/** One privileged action to record. */
+export type AuditEntry = {
+  workspaceId: string;
+  actor: Actor;
+  action: string;
+  target?: { type: string; id: string };
+  metadata?: Record<string, unknown>;
+  requestId?: string | undefined;
+};
+
+/** Writes an audit record; call it inside the transaction of the change it records. */
+export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
+  await db
+    .insertInto('audit_logs')
+    .values({
+      id: newId(),
+      workspace_id: entry.workspaceId,
+      actor_type: entry.actor.type,
+      actor_id: entry.actor.id,
+      action: entry.action,
+      target_type: entry.target?.type ?? null,
+      target_id: entry.target?.id ?? null,
+      metadata: JSON.stringify(entry.metadata ?? {}),
+      request_id: entry.requestId ?? null,
+    })
+    .execute();
+}
+
+/** Lists a workspace's audit records, newest first, with keyset paging on the id. */
+export async function listAuditLogs(options: {
+  db: Queryable;
+  workspaceId: string;
+  limit: number;
+  before?: string | undefined;
+  action?: string | undefined;
+}): Promise<{ items: TAuditLog[]; nextBefore: string | null }> {
+  let query = options.db
+    .selectFrom('audit_logs')
+    .selectAll()
+    .where('workspace_id', '=', options.workspaceId)
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1);
+  if (options.before) query = query.where('id', '<', options.before);
+  if (options.action) query = query.where('action', '=', options.action);
+  const rows = await query.execute();
+  const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
+  return { items: page.map(toAuditLog), nextBefore: rows.length > options.limit && last ? last.id : null };
+}
+
+function toAuditLog(row: AuditLogRow): TAuditLog {
+  return {
+    id: row.id,
+    actor_type: row.actor_type,
+    actor_id: row.actor_id,
+    action: row.action,
+    target_type: row.target_type,
+    target_id: row.target_id,
+    metadata: row.metadata,
+    request_id: row.request_id,
+    created_at: iso(row.created_at),
+  };
+}

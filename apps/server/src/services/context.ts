@@ -1,0 +1,27 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.js';
+
+/** A query handle: the database or an open transaction. */
+export type Queryable = Kysely<DB> | Transaction<DB>;
+
+/** Who performs an action, for audit records. */
+export type Actor =
+  | { type: 'token'; id: string; userId: string | null }
+  | { type: 'user'; id: string }
+  | { type: 'cli'; id: null }
+  | { type: 'system'; id: null };
+
+/** What every tenant-scoped service call carries: the workspace, resolved from verified auth. */
+export type TenantScope = {
+  db: Kysely<DB>;
+  workspaceId: string;
+  actor: Actor;
+  requestId?: string | undefined;
+};
+
+/** Converts a timestamp column for the wire. */
+export function iso(value: Date): string;
+export function iso(value: Date | null): string | null;
+export function iso(value: Date | null): string | null {
+  return value === null ? null : value.toISOString();
+}

@@ -1,0 +1,101 @@
+import { dataEnvelope, ZAuditLog, ZProfileUpdate, ZUser, ZWorkspace } from '@service/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../app-deps.js';
+import { AppError } from '../../errors/app-error.js';
+import { getUser, getWorkspace, updateProfile } from '../../services/accounts.js';
+import { listAuditLogs } from '../../services/audit.js';
+import { adminScope } from './admin-auth.js';
+import { adminErrorResponses, bearerSecurity } from './common.schema.js';
+
+const ZMe = z.object({
+  user: ZUser.nullable().describe('The user the token acts for; null for tokens made by the CLI'),
+  workspace: ZWorkspace,
+  token: z.object({ id: z.string(), abilities: z.array(z.string()) }),
+});
+
+const ZAuditQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z.string().max(64).optional().describe('Return records older than this id (paging)'),
+  action: z.string().max(100).optional(),
+});
+
+/** `/api/v1/admin/me` and `/api/v1/admin/audit-logs`. */
+export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/me',
+      {
+        schema: {
+          tags: ['admin: account'],
+          summary: 'The caller: user, workspace and token',
+          security: bearerSecurity,
+          response: { 200: dataEnvelope(ZMe), ...adminErrorResponses },
+        },
+      },
+      async (request) => {
+        const scope = adminScope(deps.database.db, request);
+        const userId = scope.actor.type === 'token' ? scope.actor.userId : null;
+        return {
+          data: {
+            user: userId ? await getUser(scope.db, userId) : null,
+            workspace: await getWorkspace(scope.db, scope.workspaceId),
+            token: { id: scope.actor.id ?? '', abilities: request.adminAuth?.abilities ?? [] },
+          },
+        };
+      },
+    );
+
+    app.patch(
+      '/me',
+      {
+        schema: {
+          tags: ['admin: account'],
+          summary: "Update the caller's profile (name, email); privileged fields are rejected",
+          security: bearerSecurity,
+          body: ZProfileUpdate,
+          response: { 200: dataEnvelope(ZUser), ...adminErrorResponses },
+        },
+      },
+      async (request) => {
+        const scope = adminScope(deps.database.db, request);
+        const userId = scope.actor.type === 'token' ? scope.actor.userId : null;
+        if (!userId) throw new AppError('forbidden', { message: 'This token does not act for a user.' });
+        return {
+          data: await updateProfile({
+            db: scope.db,
+            userId,
+            workspaceId: scope.workspaceId,
+            actor: scope.actor,
+            input: request.body,
+            requestId: request.id,
+          }),
+        };
+      },
+    );
+
+    app.get(
+      '/audit-logs',
+      {
+        schema: {
+          tags: ['admin: account'],
+          summary: "The workspace's audit log, newest first",
+          security: bearerSecurity,
+          querystring: ZAuditQuery,
+          response: {
+            200: z.object({
+              data: z.array(ZAuditLog),
+              meta: z.object({ next_before: z.string().nullable() }),
+            }),
+            ...adminErrorResponses,
+          },
+        },
+      },
+      async (request) => {
+        const scope = adminScope(deps.database.db, request);
+        const page = await listAuditLogs({ db: scope.db, workspaceId: scope.workspaceId, ...request.query });
+        return { data: page.items, meta: { next_before: page.nextBefore } };
+      },
+    );
+  };
+}

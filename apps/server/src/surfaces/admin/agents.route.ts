@@ -1,0 +1,92 @@
+import { dataEnvelope, ZAgent, ZAgentCreate, ZAgentUpdate } from '@service/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../app-deps.js';
+import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../../services/agents.js';
+import { adminScope } from './admin-auth.js';
+import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+
+const tags = ['admin: agents'];
+
+/** `/api/v1/admin/agents`: CRUD over the workspace's agents. */
+export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/agents',
+      {
+        schema: {
+          tags,
+          summary: 'List agents',
+          security: bearerSecurity,
+          response: { 200: dataEnvelope(z.array(ZAgent)), ...adminErrorResponses },
+        },
+      },
+      async (request) => ({ data: await listAgents(adminScope(deps.database.db, request)) }),
+    );
+
+    app.post(
+      '/agents',
+      {
+        schema: {
+          tags,
+          summary: 'Create an agent',
+          security: bearerSecurity,
+          body: ZAgentCreate,
+          response: { 201: dataEnvelope(ZAgent), ...adminErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const agent = await createAgent(adminScope(deps.database.db, request), request.body);
+        return reply.status(201).send({ data: agent });
+      },
+    );
+
+    app.get(
+      '/agents/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Read an agent',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 200: dataEnvelope(ZAgent), ...recordErrorResponses },
+        },
+      },
+      async (request) => ({ data: await getAgent(adminScope(deps.database.db, request), request.params.id) }),
+    );
+
+    app.patch(
+      '/agents/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Update an agent (partial; theme fields merge)',
+          security: bearerSecurity,
+          params: ZIdParams,
+          body: ZAgentUpdate,
+          response: { 200: dataEnvelope(ZAgent), ...recordErrorResponses },
+        },
+      },
+      async (request) => ({
+        data: await updateAgent(adminScope(deps.database.db, request), request.params.id, request.body),
+      }),
+    );
+
+    app.delete(
+      '/agents/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete an agent and everything it owns',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 204: z.null().describe('Deleted'), ...recordErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        await deleteAgent(adminScope(deps.database.db, request), request.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,21 @@
+import { ZServiceError } from '@service/contract';
+import { z } from 'zod';
+
+/** Path parameter of routes addressing one record. */
+export const ZIdParams = z.object({ id: z.string().min(1).max(64) });
+
+/** Error responses every authenticated admin route documents. */
+export const adminErrorResponses = {
+  401: ZServiceError.describe('Missing, unknown or revoked token'),
+  403: ZServiceError.describe('The token lacks the admin ability'),
+  422: ZServiceError.describe('Validation failed; see errors.<field>'),
+} as const;
+
+/** Error responses of routes that address one record. */
+export const recordErrorResponses = {
+  ...adminErrorResponses,
+  404: ZServiceError.describe('No such record in this workspace'),
+} as const;
+
+/** OpenAPI security requirement for bearer-token routes. */
+export const bearerSecurity = [{ bearerAuth: [] }];

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app-deps.js';
+import { accountRoutes } from './account.route.js';
+import { authenticateAdmin } from './admin-auth.js';
+import { agentRoutes } from './agents.route.js';
+import { tokenRoutes } from './tokens.route.js';
+
+/** The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`. */
+export function adminSurface(deps: AppDeps) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.decorateRequest('adminAuth', null);
+    // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
+    app.addHook('onRequest', async (request) => {
+      request.adminAuth = await authenticateAdmin(deps.database.db, request, 'admin');
+    });
+    await app.register(agentRoutes(deps));
+    await app.register(tokenRoutes(deps));
+    await app.register(accountRoutes(deps));
+  };
+}

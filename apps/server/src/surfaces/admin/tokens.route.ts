@@ -1,0 +1,60 @@
+import { dataEnvelope, ZApiToken, ZApiTokenCreate, ZApiTokenCreated } from '@service/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../app-deps.js';
+import { createApiToken, listApiTokens, revokeApiToken } from '../../services/api-tokens.js';
+import { adminScope } from './admin-auth.js';
+import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+
+const tags = ['admin: tokens'];
+
+/** `/api/v1/admin/tokens`: issue, list and revoke the workspace's API tokens. */
+export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/tokens',
+      {
+        schema: {
+          tags,
+          summary: 'List API tokens (never the plaintext)',
+          security: bearerSecurity,
+          response: { 200: dataEnvelope(z.array(ZApiToken)), ...adminErrorResponses },
+        },
+      },
+      async (request) => ({ data: await listApiTokens(adminScope(deps.database.db, request)) }),
+    );
+
+    app.post(
+      '/tokens',
+      {
+        schema: {
+          tags,
+          summary: 'Issue an API token; the plaintext is in this answer only',
+          security: bearerSecurity,
+          body: ZApiTokenCreate,
+          response: { 201: dataEnvelope(ZApiTokenCreated), ...adminErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const token = await createApiToken(adminScope(deps.database.db, request), request.body);
+        return reply.status(201).header('cache-control', 'no-store').send({ data: token });
+      },
+    );
+
+    app.delete(
+      '/tokens/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Revoke an API token',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 200: dataEnvelope(ZApiToken), ...recordErrorResponses },
+        },
+      },
+      async (request) => ({
+        data: await revokeApiToken(adminScope(deps.database.db, request), request.params.id),
+      }),
+    );
+  };
+}

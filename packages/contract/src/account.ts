@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** Workspace roles, strongest first. */
+export const MEMBERSHIP_ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export const ZMembershipRole = z.enum(MEMBERSHIP_ROLES);
+export type TMembershipRole = z.infer<typeof ZMembershipRole>;
+
+/** Platform roles of a user (distinct from workspace membership roles). */
+export const USER_ROLES = ['user', 'admin'] as const;
+
+/** A workspace. */
+export const ZWorkspace = z.object({ id: z.string(), name: z.string(), slug: z.string() });
+export type TWorkspace = z.infer<typeof ZWorkspace>;
+
+/** A user as the admin API shows it. */
+export const ZUser = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(USER_ROLES),
+  byok_enabled: z.boolean(),
+  default_workspace_id: z.string().nullable(),
+  created_at: z.string(),
+});
+export type TUser = z.infer<typeof ZUser>;
+
+/**
+ * Body of `PATCH /api/v1/admin/me`. Only profile fields; `role`, `byok_enabled` and
+ * `default_workspace_id` are privileged and never accepted here (unknown keys are rejected).
+ */
+export const ZProfileUpdate = z.strictObject({
+  name: z.string().trim().max(120).optional(),
+  email: z.email().max(254).optional(),
+});
+export type TProfileUpdate = z.infer<typeof ZProfileUpdate>;
+
+/** An audit record: who did what to which target. */
+export const ZAuditLog = z.object({
+  id: z.string(),
+  actor_type: z.string(),
+  actor_id: z.string().nullable(),
+  action: z.string(),
+  target_type: z.string().nullable(),
+  target_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  request_id: z.string().nullable(),
+  created_at: z.string(),
+});
+export type TAuditLog = z.infer<typeof ZAuditLog>;

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { normalizeAllowedOrigin } from './origin.js';
+
+/** Site types an agent can have; `ecommerce` turns on product and coupon features. */
+export const SITE_TYPES = ['generic', 'ecommerce'] as const;
+export const ZSiteType = z.enum(SITE_TYPES);
+
+/** Where the widget launcher sits. */
+export const LAUNCHER_POSITIONS = ['bottom-right', 'bottom-left'] as const;
+
+const ZColor = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Must be a hex colour such as #1a73e8.');
+
+/** The widget theme of an agent; every field is returned by widget init. */
+export const ZTheme = z.object({
+  position: z.enum(LAUNCHER_POSITIONS),
+  primary: ZColor,
+  accent: ZColor,
+  radius: z.number().int().min(0).max(32),
+  launcher_label: z.string().trim().min(1).max(40),
+});
+export type TTheme = z.infer<typeof ZTheme>;
+
+/** The theme a new agent starts with. */
+export const DEFAULT_THEME: TTheme = Object.freeze({
+  position: 'bottom-right',
+  primary: '#1f6feb',
+  accent: '#f5a623',
+  radius: 12,
+  launcher_label: 'Chat with us',
+});
+
+/** A BCP 47-style language tag, stored lower case (`en`, `pt-br`). */
+export const ZLanguageTag = z
+  .string()
+  .trim()
+  .regex(/^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{2,8})*$/, 'Must be a language tag such as en or pt-BR.')
+  .transform((tag) => tag.toLowerCase());
+
+/** The `allowed_origins` list: exact origins or `*`, normalised and de-duplicated. */
+export const ZAllowedOrigins = z
+  .array(z.string().max(300))
+  .max(50)
+  .transform((entries, ctx) => {
+    const out: string[] = [];
+    entries.forEach((entry, index) => {
+      const normalized = normalizeAllowedOrigin(entry);
+      if (normalized === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index],
+          message: 'Must be * or an origin such as https://shop.example.com (no path).',
+        });
+      } else if (!out.includes(normalized)) {
+        out.push(normalized);
+      }
+    });
+    return out;
+  });
+
+const agentWritable = {
+  name: z.string().trim().min(1).max(120),
+  site_type: ZSiteType,
+  language_default: ZLanguageTag.nullable(),
+  is_published: z.boolean(),
+  allowed_origins: ZAllowedOrigins,
+  theme: ZTheme.partial().strict(),
+  system_prompt: z.string().max(8000),
+};
+
+/** Body of `POST /api/v1/admin/agents`. Unknown fields are rejected. */
+export const ZAgentCreate = z.strictObject({
+  ...agentWritable,
+  site_type: agentWritable.site_type.optional(),
+  language_default: agentWritable.language_default.optional(),
+  is_published: agentWritable.is_published.optional(),
+  allowed_origins: agentWritable.allowed_origins.optional(),
+  theme: agentWritable.theme.optional(),
+  system_prompt: agentWritable.system_prompt.optional(),
+});
+export type TAgentCreate = z.infer<typeof ZAgentCreate>;
+
+/** Body of `PATCH /api/v1/admin/agents/{id}`; a partial theme is merged into the stored one. */
+export const ZAgentUpdate = ZAgentCreate.partial();
+export type TAgentUpdate = z.infer<typeof ZAgentUpdate>;
+
+/** An agent as the admin API returns it. */
+export const ZAgent = z.object({
+  id: z.string(),
+  name: z.string(),
+  site_type: ZSiteType,
+  language_default: z.string().nullable(),
+  is_published: z.boolean(),
+  allowed_origins: z.array(z.string()),
+  theme: ZTheme,
+  system_prompt: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type TAgent = z.infer<typeof ZAgent>;
