@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// Runs the test suite with node's test runner (through tsx, on the TypeScript sources).
+// Usage: node scripts/run-tests.mjs [dir ...]   (default: every workspace)
+// Prepares one migrated database template per run, passes it to the test files through the
+// environment, and closes with a plain "N passed, N failed" line.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const defaultDirs = ['packages/contract', 'apps/server', 'bench'];
+const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultDirs;
+const node = process.execPath;
+const tsxArgs = ['--conditions=source', '--import', 'tsx'];
+
+function collect(dir, out) {
+  if (!existsSync(dir)) return out;
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) collect(path, out);
+    else if (entry.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+const files = dirs.flatMap((dir) => collect(join(root, dir), [])).sort();
+if (files.length === 0) {
+  console.error(`No test files under ${dirs.join(', ')}`);
+  process.exit(1);
+}
+
+const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+const env = { ...process.env, TEST_RUN_ID: runId };
+const needsDatabase = files.some((file) => file.includes(`${join('apps', 'server')}`));
+if (needsDatabase) {
+  const prepared = spawnSync(node, [...tsxArgs, join(root, 'apps/server/test/support/prepare-template.ts')], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (prepared.status !== 0) {
+    console.error('Could not prepare the test database template.');
+    process.exit(1);
+  }
+  const result = JSON.parse(prepared.stdout.trim().split('\n').at(-1));
+  env.TEST_PGLITE_TEMPLATE = result.pgliteDump;
+  if (result.postgresTemplate) env.TEST_PG_TEMPLATE = result.postgresTemplate;
+}
+
+const tapDir = mkdtempSync(join(tmpdir(), 'svc-tap-'));
+const tapFile = join(tapDir, 'results.tap');
+const engine = env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
+console.log(`Running ${files.length} test files (database engine: ${engine})`);
+const run = spawnSync(
+  node,
+  [
+    ...tsxArgs,
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tapFile}`,
+    ...files.map((file) => relative(root, file)),
+  ],
+  { cwd: root, env, stdio: 'inherit' },
+);
+
+if (needsDatabase && env.TEST_DATABASE_URL) {
+  spawnSync(node, [...tsxArgs, join(root, 'apps/server/test/support/cleanup-templates.ts')], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+}
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+if (existsSync(tapFile)) {
+  const tap = readFileSync(tapFile, 'utf8');
+  passed = Number(/^# pass (\d+)/m.exec(tap)?.[1] ?? 0);
+  failed = Number(/^# fail (\d+)/m.exec(tap)?.[1] ?? 0) + Number(/^# cancelled (\d+)/m.exec(tap)?.[1] ?? 0);
+  skipped = Number(/^# skipped (\d+)/m.exec(tap)?.[1] ?? 0);
+}
+rmSync(tapDir, { recursive: true, force: true });
+const exitCode = run.status === 0 && failed === 0 && passed > 0 ? 0 : 1;
+console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+process.exit(exitCode);
