@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner (through tsx, on the TypeScript sources).
-// Usage: node scripts/run-tests.mjs [dir ...]   (default: every workspace)
+// Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: every workspace)
 // Prepares one migrated database template per run, passes it to the test files through the
 // environment, and closes with a plain "N passed, N failed" line.
 import { spawnSync } from 'node:child_process';
@@ -18,6 +18,10 @@ const tsxArgs = ['--conditions=source', '--import', 'tsx'];
 
 function collect(dir, out) {
   if (!existsSync(dir)) return out;
+  if (!statSync(dir).isDirectory()) {
+    if (dir.endsWith('.test.ts')) out.push(dir);
+    return out;
+  }
   for (const entry of readdirSync(dir)) {
     if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) continue;
     const path = join(dir, entry);

@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { handleFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
 import { createLogger } from './logger.js';
@@ -21,6 +21,8 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
     genReqId: generateRequestId,
     bodyLimit: deps.config.bodyLimitBytes,
     return503OnClosing: true,
+    // Errors raised before routing (bad URL encoding, over-long params) use the envelope too.
+    frameworkErrors: handleFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -42,6 +42,10 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirLockedError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
+    process.stderr.write(
+      `Failed to start: the port is already in use (${error.message}). Set PORT to another one.\n`,
+    );
   } else {
     process.stderr.write(
       `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

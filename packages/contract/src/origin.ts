@@ -7,7 +7,9 @@ const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' }
  */
 export function normalizeOrigin(input: string): string | null {
   const trimmed = input.trim().replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/?#@\s]+$/i.test(trimmed)) return null;
+  // Backslashes read as "/" in the URL parser, and "*" would be a wildcard the origin policy
+  // never expands (no subdomain inference): both make an entry that can never match.
+  if (!/^https?:\/\/[^/?#@\s\\*]+$/i.test(trimmed)) return null;
   let url: URL;
   try {
     url = new URL(trimmed);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
-import { validationError } from '../errors/app-error.js';
+import { AppError, validationErrorFromZod } from '../errors/app-error.js';
 import { getWorkspace } from '../services/accounts.js';
 import { createApiToken } from '../services/api-tokens.js';
 import { bootstrap } from '../services/bootstrap.js';
@@ -29,14 +29,13 @@ export const DATA_COMMANDS = {
   },
   async 'token:create'(ctx: CommandContext, args: Record<string, unknown>) {
     const parsed = ZTokenCreateArgs.safeParse(args);
-    if (!parsed.success) {
-      throw validationError(
-        Object.fromEntries(
-          parsed.error.issues.map((issue) => [String(issue.path[0] ?? 'args'), [issue.message]]),
-        ),
-      );
-    }
-    const workspace = await getWorkspace(ctx.database.db, parsed.data.workspace);
+    if (!parsed.success) throw validationErrorFromZod(parsed.error.issues);
+    const workspace = await getWorkspace(ctx.database.db, parsed.data.workspace).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === 'not_found') {
+        throw new AppError('not_found', { message: `No workspace with id ${parsed.data.workspace}.` });
+      }
+      throw error;
+    });
     const token = await createApiToken(
       { db: ctx.database.db, workspaceId: workspace.id, actor: { type: 'cli', id: null } },
       { name: parsed.data.name, abilities: parsed.data.abilities },

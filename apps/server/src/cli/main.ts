@@ -130,7 +130,9 @@ function report(error: unknown): number {
   } else if (error instanceof AppError || error instanceof ControlCommandError) {
     process.stderr.write(`Error: ${error.message}\n`);
     for (const [field, messages] of Object.entries(error.errors)) {
-      for (const message of messages) process.stderr.write(`  --${field}: ${message}\n`);
+      // Errors name a path ("abilities.0"); the CLI user knows the option ("--abilities").
+      const option = field.split('.')[0] ?? field;
+      for (const message of messages) process.stderr.write(`  --${option}: ${message}\n`);
     }
   } else if (
     error instanceof TypeError &&

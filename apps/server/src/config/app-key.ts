@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Config, ConfigError, decodeAppKey } from './config.js';
 
@@ -26,7 +26,7 @@ export async function ensureAppKey(
   try {
     stored = (await readFile(file, 'utf8')).trim();
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (!hasCode(error, 'ENOENT')) throw error;
   }
   if (stored !== null) {
     const key = decodeAppKey(stored);
@@ -35,7 +35,18 @@ export async function ensureAppKey(
   }
   const generated = generateAppKey(random);
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  await writeFile(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
+  // Written aside, then linked into place: a concurrent first start (or the CLI) sees no file
+  // or a whole one, and the one that loses the race uses the winner's key.
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(partial, `${generated}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(partial, file);
+  } catch (error) {
+    if (hasCode(error, 'EEXIST')) return ensureAppKey(config, warn, random);
+    throw error;
+  } finally {
+    await unlink(partial).catch(() => {});
+  }
   warn(
     `APP_KEY was not set: generated a new one into ${file}. Back this file up: encrypted secrets ` +
       'cannot be read without it. Set APP_KEY to use your own.',
@@ -43,6 +54,6 @@ export async function ensureAppKey(
   return Object.freeze({ ...config, appKey: decodeAppKey(generated) ?? undefined });
 }
 
-function isNotFound(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && error.code === 'ENOENT';
+function hasCode(error: unknown, code: string): boolean {
+  return error instanceof Error && 'code' in error && error.code === code;
 }

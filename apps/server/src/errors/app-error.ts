@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from '@service/contract';
+import type { z } from 'zod';
 
 /** Field errors in the envelope's `errors` member: field path → messages. */
 export type FieldErrors = Record<string, string[]>;
@@ -39,4 +40,21 @@ export function validationError(errors: FieldErrors): AppError {
 /** The 404 every cross-tenant or missing lookup gives (never a 403, never a hint). */
 export function notFound(): AppError {
   return new AppError('not_found');
+}
+
+/** Converts zod issues into a 422: unknown keys are named one by one, other issues by their path. */
+export function validationErrorFromZod(issues: readonly z.core.$ZodIssue[]): AppError {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => {
+    errors[field] = [...(errors[field] ?? []), message];
+  };
+  for (const issue of issues) {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) add(path ? `${path}.${key}` : key, `The ${key} field is not allowed.`);
+    } else {
+      add(path || 'input', issue.message);
+    }
+  }
+  return validationError(errors);
 }

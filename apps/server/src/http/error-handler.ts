@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorCode, type TServiceError } from '@service/contract';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type FieldErrors, validationError } from '../errors/app-error.js';
 
@@ -13,6 +13,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_EMPTY_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
   FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'bad_request',
   FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
 };
 
@@ -36,6 +37,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, error);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('not_found')));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised before routing (an undecodable URL, an
+ * over-long path parameter) get the envelope and a request id too, not Fastify's own body.
+ */
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const appError = toAppError(error);
+  request.log.info({ code: appError.code, status: appError.status }, 'request rejected');
+  reply.header('x-request-id', request.id);
+  sendError(reply, appError);
 }
 
 /** Converts whatever was thrown into an AppError. */
@@ -85,7 +101,8 @@ function add(errors: FieldErrors, field: string, message: string): void {
   errors[field] = [...(errors[field] ?? []), message];
 }
 
-/** Prefixes zod's message with the field, Laravel style ("The name field: Too small…"). */
+/** Phrases zod's message Laravel style: "The name field is required.", "The name field is invalid: …". */
 function describe(field: string, message: string): string {
+  if (/received undefined$/.test(message)) return `The ${field} field is required.`;
   return `The ${field} field is invalid: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
 }

@@ -105,7 +105,8 @@ export class JobQueue {
             const log = this.log.child({ job: definition.name, jobId: job.id });
             const payload = definition.payload.safeParse(job.data);
             if (!payload.success) {
-              // A payload that cannot parse will never succeed: fail it without retries piling up.
+              // A payload that cannot parse will never succeed: log it and let the job complete
+              // instead of burning retries on it.
               log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
               return;
             }

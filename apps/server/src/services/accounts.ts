@@ -1,6 +1,6 @@
 import type { TProfileUpdate, TUser, TWorkspace } from '@service/contract';
-import { sql } from 'kysely';
-import type { UserRow } from '../db/schema.js';
+import { type Kysely, sql } from 'kysely';
+import type { DB, UserRow } from '../db/schema.js';
 import { notFound, validationError } from '../errors/app-error.js';
 import { newId } from '../security/ids.js';
 import { hashPassword } from '../security/passwords.js';
@@ -93,7 +93,7 @@ export async function getUser(db: Queryable, userId: string): Promise<TUser> {
 
 /** Updates a user's own profile: name and email only, whatever else the input carries. Audited. */
 export async function updateProfile(options: {
-  db: Queryable;
+  db: Kysely<DB>;
   userId: string;
   workspaceId: string;
   actor: Actor;
@@ -101,31 +101,34 @@ export async function updateProfile(options: {
   requestId?: string | undefined;
 }): Promise<TUser> {
   const { name, email } = options.input;
-  if (email !== undefined) {
-    const other = await findUserByEmail(options.db, email);
-    if (other && other.id !== options.userId)
-      throw validationError({ email: ['The email has already been taken.'] });
-  }
-  const row = await options.db
-    .updateTable('users')
-    .set({
-      ...(name !== undefined && { name }),
-      ...(email !== undefined && { email }),
-      updated_at: new Date(),
-    })
-    .where('id', '=', options.userId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw notFound();
-  await recordAudit(options.db, {
-    workspaceId: options.workspaceId,
-    actor: options.actor,
-    action: 'user.profile_updated',
-    target: { type: 'user', id: row.id },
-    metadata: { fields: [name !== undefined && 'name', email !== undefined && 'email'].filter(Boolean) },
-    requestId: options.requestId,
+  // The change and its audit record commit together or not at all.
+  return options.db.transaction().execute(async (trx) => {
+    if (email !== undefined) {
+      const other = await findUserByEmail(trx, email);
+      if (other && other.id !== options.userId)
+        throw validationError({ email: ['The email has already been taken.'] });
+    }
+    const row = await trx
+      .updateTable('users')
+      .set({
+        ...(name !== undefined && { name }),
+        ...(email !== undefined && { email }),
+        updated_at: new Date(),
+      })
+      .where('id', '=', options.userId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    await recordAudit(trx, {
+      workspaceId: options.workspaceId,
+      actor: options.actor,
+      action: 'user.profile_updated',
+      target: { type: 'user', id: row.id },
+      metadata: { fields: [name !== undefined && 'name', email !== undefined && 'email'].filter(Boolean) },
+      requestId: options.requestId,
+    });
+    return toUser(row);
   });
-  return toUser(row);
 }
 
 function toUser(row: UserRow): TUser {

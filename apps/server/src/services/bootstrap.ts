@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { DB } from '../db/schema.js';
-import { validationError } from '../errors/app-error.js';
+import { validationErrorFromZod } from '../errors/app-error.js';
 import { createUser, createWorkspace } from './accounts.js';
 import { createApiToken } from './api-tokens.js';
 import { recordAudit } from './audit.js';
@@ -34,14 +34,7 @@ export async function bootstrap(options: {
   bcryptCost: number;
 }): Promise<BootstrapResult> {
   const parsed = ZBootstrapInput.safeParse(options.input);
-  if (!parsed.success) {
-    const errors: Record<string, string[]> = {};
-    for (const issue of parsed.error.issues) {
-      const key = issue.path.join('.') || 'input';
-      errors[key] = [...(errors[key] ?? []), issue.message];
-    }
-    throw validationError(errors);
-  }
+  if (!parsed.success) throw validationErrorFromZod(parsed.error.issues);
   const input = parsed.data;
   return options.db.transaction().execute(async (trx) => {
     const isFirstUser =

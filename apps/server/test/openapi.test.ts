@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { HTTPMethods } from 'fastify';
+import { z } from 'zod';
+import { ADMIN_ROUTES } from './support/http.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
+
+const ZSchema: z.ZodType<{ [key: string]: unknown }> = z.record(z.string(), z.unknown());
+const ZOperation = z.looseObject({
+  summary: z.string().min(1),
+  tags: z.array(z.string()).min(1),
+  security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
+  parameters: z
+    .array(z.looseObject({ in: z.string(), name: z.string(), required: z.boolean().optional() }))
+    .optional(),
+  requestBody: z
+    .looseObject({ content: z.object({ 'application/json': z.object({ schema: ZSchema }) }) })
+    .optional(),
+  responses: z.record(
+    z.string(),
+    z.looseObject({ content: z.record(z.string(), z.object({ schema: ZSchema })).optional() }),
+  ),
+});
+const ZDocument = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  components: z.looseObject({ securitySchemes: z.record(z.string(), z.looseObject({ type: z.string() })) }),
+  paths: z.record(z.string(), z.record(z.string(), ZOperation)),
+});
+
+const OPS_ROUTES: ReadonlyArray<{ method: HTTPMethods; path: string }> = [
+  { method: 'GET', path: '/healthz' },
+  { method: 'GET', path: '/readyz' },
+];
+
+/** `/a/:id` → `/a/{id}` (how OpenAPI names path parameters). */
+const toOpenApi = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+/** Reads the route tree of `printRoutes({ commonPrefix: false })` into method + path pairs. */
+function routesOf(tree: string): Array<{ method: string; path: string }> {
+  const stack: string[] = [];
+  const out: Array<{ method: string; path: string }> = [];
+  for (const line of tree.split('\n')) {
+    const match = /^((?:[│ ] {3})*)[├└]── (\S+)(?: \(([^)]+)\))?$/.exec(line.trimEnd());
+    if (!match) continue;
+    const [, indent = '', segment = '', methods] = match;
+    stack.length = indent.length / 4;
+    stack.push(segment);
+    for (const method of methods?.split(/,\s*/) ?? []) out.push({ method, path: stack.join('') });
+  }
+  return out;
+}
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let doc: z.infer<typeof ZDocument>;
+
+  const operation = (method: string, path: string) => {
+    const op = doc.paths[toOpenApi(path)]?.[method.toLowerCase()];
+    assert.ok(op, `${method} ${path} is not documented`);
+    return op;
+  };
+
+  before(async () => {
+    t = await createTestApp();
+    const res = await t.app.inject({ url: '/docs/json' });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    doc = ZDocument.parse(JSON.parse(res.body));
+  });
+  after(() => t.close());
+
+  test('is OpenAPI 3.x with a bearer security scheme', () => {
+    assert.match(doc.openapi, /^3\.\d+\.\d+$/);
+    assert.ok(doc.info.title.length > 0);
+    assert.deepEqual(
+      {
+        type: doc.components.securitySchemes.bearerAuth?.type,
+        scheme: doc.components.securitySchemes.bearerAuth?.scheme,
+      },
+      { type: 'http', scheme: 'bearer' },
+    );
+  });
+
+  test('the route list under test matches the real router', () => {
+    for (const route of [
+      ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.openapi.replace('{id}', ':id') })),
+      ...OPS_ROUTES,
+    ]) {
+      assert.ok(t.app.hasRoute({ method: route.method, url: route.path }), `${route.method} ${route.path}`);
+    }
+  });
+
+  test('documents every registered route except the docs pages themselves', () => {
+    const routes = routesOf(t.app.printRoutes({ commonPrefix: false }));
+    assert.ok(routes.some((route) => route.path === '/api/v1/admin/agents/:id' && route.method === 'PATCH'));
+    const served = routes.filter((route) => route.method !== 'HEAD' && !route.path.startsWith('/docs'));
+    assert.ok(served.length >= ADMIN_ROUTES.length + OPS_ROUTES.length, JSON.stringify(served));
+    for (const route of served) operation(route.method, route.path);
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(
+      documented.sort(),
+      served.map((route) => `${route.method} ${toOpenApi(route.path)}`).sort(),
+    );
+  });
+
+  test('admin routes declare bearerAuth and their error answers', () => {
+    for (const route of ADMIN_ROUTES) {
+      const op = operation(route.method, route.openapi);
+      assert.deepEqual(op.security, [{ bearerAuth: [] }], `${route.method} ${route.openapi}`);
+      for (const status of ['401', '403', '422']) {
+        assert.ok(op.responses[status], `${route.method} ${route.openapi} lacks ${status}`);
+      }
+      if (route.openapi.endsWith('{id}')) {
+        assert.ok(op.responses['404'], `${route.method} ${route.openapi} lacks 404`);
+        const param = op.parameters?.find((p) => p.in === 'path' && p.name === 'id');
+        assert.equal(param?.required, true, `${route.method} ${route.openapi} path id`);
+      }
+    }
+  });
+
+  test('ops routes are public', () => {
+    for (const route of OPS_ROUTES) {
+      const op = operation(route.method, route.path);
+      assert.ok(op.security === undefined || op.security.length === 0, route.path);
+      assert.ok(op.responses['200']);
+    }
+  });
+
+  test('request bodies are closed: unknown and privileged fields are not documented as accepted', () => {
+    const body = (method: string, path: string) => {
+      const schema = operation(method, path).requestBody?.content['application/json'].schema;
+      assert.ok(schema, `${method} ${path} has no JSON body`);
+      assert.equal(schema.additionalProperties, false, `${method} ${path} accepts unknown fields`);
+      return ZSchema.parse(schema.properties);
+    };
+    assert.deepEqual(Object.keys(body('PATCH', '/api/v1/admin/me')).sort(), ['email', 'name']);
+    const agentBodies: Array<[string, string]> = [
+      ['POST', '/api/v1/admin/agents'],
+      ['PATCH', '/api/v1/admin/agents/{id}'],
+    ];
+    for (const [method, path] of agentBodies) {
+      const properties = body(method, path);
+      for (const field of ['id', 'workspace_id', 'created_at', 'updated_at'])
+        assert.ok(!(field in properties));
+    }
+    assert.deepEqual(Object.keys(body('POST', '/api/v1/admin/tokens')).sort(), ['abilities', 'name']);
+  });
+
+  test('only token creation documents the plaintext token and signing secret', () => {
+    const dataProperties = (method: string, path: string, status: string) => {
+      const schema = operation(method, path).responses[status]?.content?.['application/json']?.schema;
+      const data = ZSchema.parse(ZSchema.parse(schema?.properties).data);
+      const items = data.type === 'array' ? ZSchema.parse(data.items) : data;
+      return Object.keys(ZSchema.parse(items.properties));
+    };
+    const created = dataProperties('POST', '/api/v1/admin/tokens', '201');
+    assert.ok(created.includes('token') && created.includes('shopper_signing_secret'));
+    const listings: Array<[string, string]> = [
+      ['GET', '/api/v1/admin/tokens'],
+      ['DELETE', '/api/v1/admin/tokens/{id}'],
+    ];
+    for (const [method, path] of listings) {
+      const listed = dataProperties(method, path, '200');
+      for (const secret of ['token', 'token_hash', 'shopper_signing_secret']) {
+        assert.ok(!listed.includes(secret), `${method} ${path} documents ${secret}`);
+      }
+    }
+  });
+});

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import { z } from 'zod';
+import { hashApiToken } from '../../src/security/api-token-secret.js';
+import type { TestApp } from './test-app.js';
+
+/** The service error envelope, with nothing else in it. */
+export const ZEnvelope = z.strictObject({
+  message: z.string().min(1),
+  code: z.string().min(1),
+  errors: z.record(z.string(), z.array(z.string())),
+});
+export type Envelope = z.infer<typeof ZEnvelope>;
+
+/** The exact body of every 401 from a missing or bad token. */
+export const UNAUTHENTICATED_BODY = '{"message":"Unauthenticated.","code":"unauthenticated","errors":{}}';
+
+/** Asserts the status and that the body is exactly the error envelope; returns it. */
+export function expectError(res: LightMyRequestResponse, status: number, code?: string): Envelope {
+  assert.equal(res.statusCode, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
+  const body = ZEnvelope.parse(JSON.parse(res.body));
+  if (code !== undefined) assert.equal(body.code, code, res.body);
+  return body;
+}
+
+/** Asserts a 422 whose `errors` names each of `fields`; returns the envelope. */
+export function expectValidation(res: LightMyRequestResponse, fields: string[]): Envelope {
+  const body = expectError(res, 422, 'validation_failed');
+  for (const field of fields) {
+    assert.ok(
+      (body.errors[field]?.length ?? 0) > 0,
+      `errors.${field} missing in ${JSON.stringify(body.errors)}`,
+    );
+  }
+  return body;
+}
+
+/** Asserts the status and parses `{data}` with `schema`. */
+export function expectData<T extends z.ZodType>(
+  res: LightMyRequestResponse,
+  status: number,
+  schema: T,
+): z.output<T> {
+  assert.equal(res.statusCode, status, res.body);
+  const envelope = z.strictObject({ data: z.unknown() }).parse(JSON.parse(res.body));
+  return schema.parse(envelope.data);
+}
+
+/** Authorization header for a plaintext token. */
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+/** The id of the api_tokens row for a plaintext token (looked up by its hash). */
+export async function tokenIdOf(t: TestApp, plaintext: string): Promise<string> {
+  const row = await t.database.db
+    .selectFrom('api_tokens')
+    .select('id')
+    .where('token_hash', '=', hashApiToken(plaintext))
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Audit rows of a workspace, oldest first. */
+export async function auditRows(t: TestApp, workspaceId: string) {
+  return t.database.db
+    .selectFrom('audit_logs')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Every admin route, as `app.inject` wants it and as OpenAPI names it. */
+export type AdminRoute = { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; openapi: string };
+
+/** The admin routes; `:id` routes use a syntactically valid id that does not exist. */
+export const ADMIN_ROUTES: readonly AdminRoute[] = [
+  { method: 'GET', url: '/api/v1/admin/agents', openapi: '/api/v1/admin/agents' },
+  { method: 'POST', url: '/api/v1/admin/agents', openapi: '/api/v1/admin/agents' },
+  { method: 'GET', url: '/api/v1/admin/agents/01ABC', openapi: '/api/v1/admin/agents/{id}' },
+  { method: 'PATCH', url: '/api/v1/admin/agents/01ABC', openapi: '/api/v1/admin/agents/{id}' },
+  { method: 'DELETE', url: '/api/v1/admin/agents/01ABC', openapi: '/api/v1/admin/agents/{id}' },
+  { method: 'GET', url: '/api/v1/admin/tokens', openapi: '/api/v1/admin/tokens' },
+  { method: 'POST', url: '/api/v1/admin/tokens', openapi: '/api/v1/admin/tokens' },
+  { method: 'DELETE', url: '/api/v1/admin/tokens/01ABC', openapi: '/api/v1/admin/tokens/{id}' },
+  { method: 'GET', url: '/api/v1/admin/me', openapi: '/api/v1/admin/me' },
+  { method: 'PATCH', url: '/api/v1/admin/me', openapi: '/api/v1/admin/me' },
+  { method: 'GET', url: '/api/v1/admin/audit-logs', openapi: '/api/v1/admin/audit-logs' },
+];
+
+/** Renders any column value as text, so a secret can be searched for in a row. */
+export function columnText(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value) ?? '';
+}
