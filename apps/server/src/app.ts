@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
+import { AppError } from './errors/app-error.js';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
@@ -20,7 +21,8 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
     loggerInstance: logger,
     genReqId: generateRequestId,
     bodyLimit: deps.config.bodyLimitBytes,
-    return503OnClosing: true,
+    // Our own hook below answers during shutdown, in the service envelope.
+    return503OnClosing: false,
     // Errors raised before routing (bad URL encoding, over-long params) use the envelope too.
     frameworkErrors: handleFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -30,8 +32,17 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
   // JSON only: a text/plain body to a JSON route is a 415, not a confusing validation error.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  let isClosing = false;
+  app.addHook('preClose', async () => {
+    isClosing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Requests already running finish; new ones during shutdown are told to go elsewhere.
+    if (isClosing) {
+      reply.header('connection', 'close');
+      throw new AppError('not_ready', { message: 'The service is shutting down.' });
+    }
   });
 
   await app.register(swagger, {

@@ -32,7 +32,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError, request, reply) => {
     const error = toAppError(raw);
-    if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
+    if (error.status >= 500 && error.code !== 'not_ready') request.log.error({ err: raw }, 'request failed');
     else request.log.info({ code: error.code, status: error.status }, 'request rejected');
     return sendError(reply, error);
   });
