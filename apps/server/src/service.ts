@@ -5,9 +5,10 @@ import { startControlServer } from './cli/control-socket.js';
 import type { Config } from './config/config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { type Database, openEmbeddedDatabase, openPostgresDatabase } from './db/database.js';
-import { loadMigrations, migrate } from './db/migrate.js';
+import { loadMigrations, type Migration, migrate } from './db/migrate.js';
+import { withStartupLock } from './db/startup-lock.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
-import { JobQueue } from './jobs/queue.js';
+import { type JobDefinition, JobQueue } from './jobs/queue.js';
 import { hasNoUsers } from './services/bootstrap.js';
 
 /** A running service (HTTP and/or worker) and how to stop it. */
@@ -56,16 +57,7 @@ export async function startService(
     }
     cleanups.push(() => database.close());
 
-    const migrations = await loadMigrations();
-    const result = await migrate(database.pool, migrations);
-    if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
-
-    const queue = await JobQueue.start({
-      pool: database.pool,
-      db: database.db,
-      log,
-      definitions: JOB_DEFINITIONS,
-    });
+    const { migrations, queue } = await prepareStore(database, log);
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
     if (options.worker ?? true) await queue.work();
 
@@ -113,6 +105,24 @@ export async function startService(
     await runCleanups();
     throw error;
   }
+}
+
+/**
+ * Brings the store up to date and starts the queue (creating its schema on first use), one
+ * process at a time on a shared PostgreSQL.
+ */
+export async function prepareStore(
+  database: Database,
+  log: Logger,
+  definitions: readonly JobDefinition<unknown>[] = JOB_DEFINITIONS,
+): Promise<{ migrations: Migration[]; queue: JobQueue }> {
+  return withStartupLock(database.pool, database.mode, async () => {
+    const migrations = await loadMigrations();
+    const result = await migrate(database.pool, migrations);
+    if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
+    const queue = await JobQueue.start({ pool: database.pool, db: database.db, log, definitions });
+    return { migrations, queue };
+  });
 }
 
 function adapt(log: Logger) {

@@ -1,50 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
-import { type Database, openPostgresDatabase, wrapPglite } from '../src/db/database.js';
+import type { Database } from '../src/db/database.js';
 import { loadMigrations, migrate, migrationStatus } from '../src/db/migrate.js';
-import { withDatabase } from './support/template.js';
 import { createTestConfig } from './support/test-app.js';
 import { createTestDatabase, TEST_ENGINE } from './support/test-database.js';
-
-const silent = { info() {}, warn() {} };
-
-async function adminQuery(serverUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** An empty, never-migrated database on the engine under test (dropped on close). */
-async function createEmptyDatabase(): Promise<Database> {
-  const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) return wrapPglite(new PGlite(), silent, true);
-  // Named like the per-file databases so the runner's cleanup drops it if a test dies.
-  const name = `svc_t_${process.env.TEST_RUN_ID ?? `solo${process.pid}`}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(serverUrl, `create database "${name}"`);
-  const database = await openPostgresDatabase({
-    url: withDatabase(serverUrl, name),
-    poolSize: 2,
-    log: silent,
-  });
-  return {
-    ...database,
-    async close() {
-      await database.close();
-      await adminQuery(serverUrl, `drop database if exists "${name}" with (force)`);
-    },
-  };
-}
 
 async function writeMigrations(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, sql] of Object.entries(files)) await writeFile(join(dir, name), sql);
@@ -64,7 +27,7 @@ describe(`migrations (${TEST_ENGINE})`, () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-mig-'));
-    empty = await createEmptyDatabase();
+    empty = await createTestDatabase({ empty: true });
   });
   after(async () => {
     await empty.close();

@@ -6,6 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
+import { withStartupLock } from './startup-lock.js';
 
 /** Optional Postgres features detected at start. */
 export type DatabaseFeatures = { vector: boolean; trigram: boolean };
@@ -63,7 +64,7 @@ async function finishOpen(
     await afterPoolEnd();
   };
   try {
-    const features = await ensureExtensions(db, log);
+    const features = await withStartupLock(pool, mode, () => ensureExtensions(db, log));
     return { db, pool, mode, features, close };
   } catch (error) {
     await close();

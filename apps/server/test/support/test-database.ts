@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { type Database, openPostgresDatabase, wrapPglite } from '../../src/db/database.js';
 import {
@@ -14,19 +15,26 @@ const silent = { info() {}, warn() {} };
 export const TEST_ENGINE: 'postgres' | 'pglite' = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
 
 /**
- * A fresh, migrated database for one test file: a PGlite clone of the run's template, or a
- * PostgreSQL database created from the run's template database (dropped on close).
+ * A fresh database for one test file: by default a migrated clone of the run's template
+ * (PGlite from its dump, or a PostgreSQL database created from the template database);
+ * with `empty`, a database nothing was ever applied to. PostgreSQL ones are dropped on close.
  */
-export async function createTestDatabase(): Promise<Database> {
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
+    if (options.empty) return wrapPglite(new PGlite(), silent, true);
     const lite = await loadPgliteTemplate(process.env.TEST_PGLITE_TEMPLATE ?? (await ensurePgliteTemplate()));
     return wrapPglite(lite, silent, true);
   }
+  // Named svc_t_<run>_… so the runner's cleanup drops it even if a test file dies.
   const runId = process.env.TEST_RUN_ID ?? `solo${process.pid}`;
-  const template = process.env.TEST_PG_TEMPLATE ?? (await createPostgresTemplate(serverUrl, runId));
   const name = `svc_t_${runId}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(serverUrl, `create database "${name}" template "${template}"`);
+  if (options.empty) {
+    await adminQuery(serverUrl, `create database "${name}"`);
+  } else {
+    const template = process.env.TEST_PG_TEMPLATE ?? (await createPostgresTemplate(serverUrl, runId));
+    await adminQuery(serverUrl, `create database "${name}" template "${template}"`);
+  }
   const database = await openPostgresDatabase({
     url: withDatabase(serverUrl, name),
     poolSize: 4,
