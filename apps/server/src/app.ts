@@ -6,10 +6,12 @@ import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
 import { AppError } from './errors/app-error.js';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
 import { createLogger } from './logger.js';
 import { adminSurface } from './surfaces/admin/index.js';
+import { integrationSurface } from './surfaces/integration/index.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
 
 export type { AppDeps } from './app-deps.js';
@@ -71,5 +73,8 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(healthRoutes(deps));
   await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
+  const limits = createRateLimits(deps.config);
+  app.addHook('onClose', () => limits.close());
+  await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
   return app;
 }

@@ -4,4 +4,6 @@ export * from './agent.js';
 export * from './api-token.js';
 export * from './envelopes.js';
 export * from './errors.js';
+export * from './hmac.js';
 export * from './origin.js';
+export * from './site.js';

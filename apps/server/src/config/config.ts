@@ -65,6 +65,14 @@ export const ZEnv = z.object({
   ),
   BCRYPT_COST: z.preprocess(emptyToUndefined, z.coerce.number().int().min(4).max(15).default(12)),
   BODY_LIMIT_BYTES: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1024).default(1_048_576)),
+  SYNC_BODY_LIMIT_BYTES: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1024).default(33_554_432),
+  ),
+  WP_THROTTLE_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(60),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -99,6 +107,10 @@ export type Config = Readonly<{
   safeUrlAllow: readonly string[];
   bcryptCost: number;
   bodyLimitBytes: number;
+  /** Body limit of the site-integration sync routes (50 posts of HTML can be large). */
+  syncBodyLimitBytes: number;
+  /** Requests per minute per API token on `/api/v1/wp/*`. */
+  wpThrottlePerMinute: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeoutMs: number;
 }>;
@@ -169,6 +181,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     safeUrlAllow: Object.freeze(e.SAFE_URL_ALLOW),
     bcryptCost: e.BCRYPT_COST,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    syncBodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
+    wpThrottlePerMinute: e.WP_THROTTLE_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };

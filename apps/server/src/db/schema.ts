@@ -81,6 +81,56 @@ export type AuditLogsTable = {
   created_at: CreatedAt;
 };
 
+export type SourcesTable = {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  type: string;
+  name: Generated<string>;
+  status: Generated<string>;
+  error: string | null;
+  config: ColumnType<Record<string, unknown>, string | undefined, string>;
+  site_url: string | null;
+  plugin_version: string | null;
+  plugin_base: string | null;
+  api_token_id: string | null;
+  last_synced_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
+export type DocumentsTable = {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  source_id: string;
+  external_id: string;
+  kind: string;
+  title: Generated<string>;
+  url: string | null;
+  language: string | null;
+  content_text: Generated<string>;
+  content_hash: string;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  modified_at: Date | string | null;
+  index_status: Generated<'pending' | 'indexed' | 'failed'>;
+  indexed_hash: string | null;
+  indexed_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
+export type ChunksTable = {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  document_id: string;
+  ordinal: number;
+  content: string;
+  tsv: ColumnType<string, string, string>;
+  created_at: CreatedAt;
+};
+
 export type SchemaMigrationsTable = {
   version: number;
   name: string;
@@ -96,6 +146,9 @@ export type DB = {
   agents: AgentsTable;
   api_tokens: ApiTokensTable;
   audit_logs: AuditLogsTable;
+  sources: SourcesTable;
+  documents: DocumentsTable;
+  chunks: ChunksTable;
   schema_migrations: SchemaMigrationsTable;
 };
 
@@ -105,3 +158,5 @@ export type UserRow = Selectable<UsersTable>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type AuditLogRow = Selectable<AuditLogsTable>;
 export type NewAuditLog = Insertable<AuditLogsTable>;
+export type SourceRow = Selectable<SourcesTable>;
+export type DocumentRow = Selectable<DocumentsTable>;

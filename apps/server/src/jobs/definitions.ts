@@ -1,7 +1,8 @@
+import { indexDocumentJob } from './index-document.js';
 import type { JobDefinition } from './queue.js';
 
 /**
- * Every job the worker runs. Capabilities add their definitions here (indexing, crawling,
- * webhooks, lead push); the queue declares each one at start.
+ * Every job the worker runs. Capabilities add their definitions here (crawling, webhooks,
+ * lead push, …); the queue declares each one at start.
  */
-export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [];
+export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [indexDocumentJob];

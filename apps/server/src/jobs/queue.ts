@@ -1,9 +1,10 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { DB } from '../db/schema.js';
+import type { Queryable } from '../services/context.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -85,11 +86,23 @@ export class JobQueue {
   async send<T>(
     definition: JobDefinition<T>,
     payload: T,
-    options: { key?: string } = {},
+    options: { key?: string; db?: Queryable } = {},
   ): Promise<string | null> {
     if (!this.definitions.has(definition.name)) throw new Error(`job ${definition.name} is not registered`);
     const data = definition.payload.parse(payload);
-    return this.boss.send(definition.name, data as object, options.key ? { singletonKey: options.key } : {});
+    const within = options.db;
+    return this.boss.send(definition.name, data as object, {
+      ...(options.key ? { singletonKey: options.key } : {}),
+      // Inside the caller's transaction: the job exists exactly when the change it is for commits.
+      ...(within
+        ? {
+            db: {
+              executeSql: async (text: string, values: unknown[] = []) =>
+                within.executeQuery(CompiledQuery.raw(text, values)),
+            },
+          }
+        : {}),
+    });
   }
 
   /** Starts consuming every registered queue in this process. */

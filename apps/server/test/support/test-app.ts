@@ -8,7 +8,9 @@ import { createApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/db/database.js';
 import { loadMigrations } from '../../src/db/migrate.js';
-import type { JobQueue } from '../../src/jobs/queue.js';
+import { JOB_DEFINITIONS } from '../../src/jobs/definitions.js';
+import { JobQueue } from '../../src/jobs/queue.js';
+import { createLogger } from '../../src/logger.js';
 import { createApiToken } from '../../src/services/api-tokens.js';
 import { type BootstrapResult, bootstrap } from '../../src/services/bootstrap.js';
 import { createTestDatabase } from './test-database.js';
@@ -30,18 +32,30 @@ export type TestApp = {
   app: FastifyInstance;
   database: Database;
   config: Config;
+  queue: JobQueue | null;
   close(): Promise<void>;
 };
 
-/** Builds the real app over a fresh cloned database (no listening socket; use `app.inject`). */
+/** Builds the real app over a fresh cloned database (no listening socket; use `app.inject`), with a non-working queue unless `queue` is given. */
 export async function createTestApp(
   options: { env?: Record<string, string>; logger?: Logger; queue?: JobQueue | null } = {},
 ): Promise<TestApp> {
   const config = await createTestConfig(options.env);
   const database = await createTestDatabase();
   const expectedMigrations = (await loadMigrations()).length;
+  // A queue that accepts jobs but runs none: tests look at what was queued, or work it themselves.
+  const queue =
+    options.queue === undefined
+      ? await JobQueue.start({
+          pool: database.pool,
+          db: database.db,
+          log: createLogger('silent'),
+          definitions: JOB_DEFINITIONS,
+          maintenance: false,
+        })
+      : options.queue;
   const app = await createApp(
-    { config, database, queue: options.queue ?? null, expectedMigrations },
+    { config, database, queue, expectedMigrations },
     options.logger ? { logger: options.logger } : {},
   );
   await app.ready();
@@ -49,8 +63,10 @@ export async function createTestApp(
     app,
     database,
     config,
+    queue,
     async close() {
       await app.close();
+      if (options.queue === undefined) await queue?.stop(1_000);
       await database.close();
       await rm(config.dataDir, { recursive: true, force: true });
     },

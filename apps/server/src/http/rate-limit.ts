@@ -1,0 +1,64 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config } from '../config/config.js';
+import { AppError } from '../errors/app-error.js';
+
+/** One named limit: `points` requests per `durationSeconds`, per key. */
+export type Limit = { keyPrefix: string; points: number; durationSeconds: number };
+
+/** A limiter that throws a 429 AppError (with Retry-After) when a key is over its limit. */
+export type RateLimiter = { consume(key: string): Promise<void> };
+
+/** The limiters of every surface, and how to close their store. */
+export type RateLimits = {
+  wpIntegration: RateLimiter;
+  close(): Promise<void>;
+};
+
+/**
+ * Builds the limiters: in-process memory by default; Redis (shared by every instance) when
+ * REDIS_URL is set, with an in-memory insurance limiter if Redis is unreachable.
+ */
+export function createRateLimits(config: Config): RateLimits {
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+    : null;
+  // A Redis outage must not crash the process; the insurance limiter takes over.
+  redis?.on('error', () => {});
+  const build = (limit: Limit): RateLimiter => {
+    const memory = new RateLimiterMemory({
+      keyPrefix: limit.keyPrefix,
+      points: limit.points,
+      duration: limit.durationSeconds,
+    });
+    const limiter = redis
+      ? new RateLimiterRedis({
+          storeClient: redis,
+          keyPrefix: `svc:rl:${limit.keyPrefix}`,
+          points: limit.points,
+          duration: limit.durationSeconds,
+          insuranceLimiter: memory,
+        })
+      : memory;
+    return {
+      async consume(key) {
+        try {
+          await limiter.consume(key);
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) {
+            throw new AppError('rate_limited', {
+              retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+            });
+          }
+          throw rejection;
+        }
+      },
+    };
+  };
+  return {
+    wpIntegration: build({ keyPrefix: 'wp', points: config.wpThrottlePerMinute, durationSeconds: 60 }),
+    async close() {
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

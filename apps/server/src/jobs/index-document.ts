@@ -1,0 +1,105 @@
+import { type Kysely, sql } from 'kysely';
+import { z } from 'zod';
+import type { DB } from '../db/schema.js';
+import { chunkText } from '../ingest/chunk-text.js';
+import { newId } from '../security/ids.js';
+import { defineJob } from './queue.js';
+
+/** Postgres text-search configurations by language code; anything else uses `simple`. */
+const TS_CONFIGS: Record<string, string> = {
+  ar: 'arabic',
+  da: 'danish',
+  de: 'german',
+  el: 'greek',
+  en: 'english',
+  es: 'spanish',
+  fi: 'finnish',
+  fr: 'french',
+  hu: 'hungarian',
+  id: 'indonesian',
+  it: 'italian',
+  nb: 'norwegian',
+  nl: 'dutch',
+  nn: 'norwegian',
+  no: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  sv: 'swedish',
+  tr: 'turkish',
+};
+
+let installedConfigs: Promise<Set<string>> | null = null;
+
+/** The text-search configuration for a document language, if this database has it. */
+export async function textSearchConfig(db: Kysely<DB>, language: string | null): Promise<string> {
+  const wanted = language ? TS_CONFIGS[language.split('-')[0] ?? ''] : undefined;
+  if (!wanted) return 'simple';
+  installedConfigs ??= sql<{ cfgname: string }>`select cfgname from pg_ts_config`
+    .execute(db)
+    .then((result) => new Set(result.rows.map((row) => row.cfgname)));
+  return (await installedConfigs).has(wanted) ? wanted : 'simple';
+}
+
+/**
+ * Indexes one document: chunks its text and writes the chunks with their full-text vectors,
+ * replacing the old ones in one transaction. Idempotent: a document already indexed at its
+ * current hash, or one deleted meanwhile, is left alone.
+ */
+export const indexDocumentJob = defineJob({
+  name: 'index-document',
+  payload: z.object({ documentId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: 5,
+  async handle({ documentId }, { db, log }) {
+    const language = await db
+      .selectFrom('documents')
+      .select('language')
+      .where('id', '=', documentId)
+      .executeTakeFirst();
+    if (!language) return;
+    const regconfig = await textSearchConfig(db, language.language);
+    await db.transaction().execute(async (trx) => {
+      const doc = await trx
+        .selectFrom('documents')
+        .select([
+          'id',
+          'workspace_id',
+          'agent_id',
+          'content_text',
+          'content_hash',
+          'indexed_hash',
+          'index_status',
+        ])
+        .where('id', '=', documentId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!doc) return;
+      if (doc.index_status === 'indexed' && doc.indexed_hash === doc.content_hash) return;
+      const pieces = chunkText(doc.content_text);
+      await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
+      if (pieces.length > 0) {
+        await trx
+          .insertInto('chunks')
+          .values(
+            pieces.map((content, ordinal) => ({
+              id: newId(),
+              workspace_id: doc.workspace_id,
+              agent_id: doc.agent_id,
+              document_id: doc.id,
+              ordinal,
+              content,
+              tsv: sql<string>`to_tsvector(${regconfig}::regconfig, ${content})`,
+            })),
+          )
+          .execute();
+      }
+      await trx
+        .updateTable('documents')
+        .set({ index_status: 'indexed', indexed_hash: doc.content_hash, indexed_at: new Date() })
+        .where('id', '=', doc.id)
+        .execute();
+      log.debug({ documentId, chunks: pieces.length }, 'document indexed');
+    });
+  },
+});

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app-deps.js';
+import type { RateLimits } from '../../http/rate-limit.js';
+import { authenticateIntegration, verifyAndParseBody } from './integration-auth.js';
+import { syncRoutes } from './sync.route.js';
+
+/**
+ * The site-integration surface, `/api/v1/wp/*` (contract section A): bearer token with
+ * `wp:integration`, throttled per token, mutating routes signed over the raw body.
+ */
+export function integrationSurface(deps: AppDeps, limits: RateLimits) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.decorateRequest('integrationAuth', null);
+    app.decorateRequest('rawBody', null);
+    // Keep the exact bytes: the signature covers them, and parsing waits until it is verified.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: deps.config.syncBodyLimitBytes },
+      (request, body, done) => {
+        request.rawBody = Buffer.isBuffer(body) ? body : Buffer.from(body);
+        done(null, undefined);
+      },
+    );
+    app.addHook('onRequest', async (request) => {
+      request.integrationAuth = await authenticateIntegration(
+        deps.database.db,
+        limits.wpIntegration,
+        request,
+      );
+    });
+    app.addHook('preValidation', async (request) => {
+      verifyAndParseBody(request);
+    });
+    await app.register(syncRoutes(deps));
+  };
+}

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+
+/** Most items a posts or products batch may carry. */
+export const SYNC_BATCH_MAX = 50;
+
+/** The default route prefix of the plugin routes on a site (the WordPress REST layout). */
+export const DEFAULT_PLUGIN_PREFIX = '/wp-json/service/v1/';
+
+const ZHttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const ZIsoWithOffset = z.iso.datetime({ offset: true });
+const ZHash = z.string().regex(/^[0-9a-fA-F]{8,128}$/, 'Must be a hex digest.');
+const ZDecimal = z.string().regex(/^-?\d+(?:\.\d+)?$/, 'Must be a decimal amount such as 19.90.');
+const ZOptionalDecimal = z.union([ZDecimal, z.literal('')]);
+const ZLanguage = z
+  .string()
+  .regex(/^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})*$/, 'Must be a language tag such as en or pt-br.')
+  .transform((tag) => tag.toLowerCase().replace(/_/g, '-'));
+
+/** A post as the plugin sends it. */
+export const ZPost = z.object({
+  wp_id: z.number().int().positive(),
+  post_type: z.string().min(1).max(64),
+  permalink: ZHttpUrl,
+  title: z.string().max(1000),
+  content_html: z.string().max(5_000_000),
+  excerpt: z.string().max(20_000).default(''),
+  content_hash: ZHash,
+  modified_at: ZIsoWithOffset,
+  language: ZLanguage.nullable().optional(),
+  taxonomy_terms: z.array(z.string().max(200)).max(500).default([]),
+});
+export type TPost = z.infer<typeof ZPost>;
+
+/** A product as the plugin sends it. */
+export const ZProduct = z.object({
+  wp_id: z.number().int().positive(),
+  sku: z.string().max(200).default(''),
+  name: z.string().min(1).max(1000),
+  permalink: ZHttpUrl,
+  image_url: z.union([ZHttpUrl, z.literal('')]).default(''),
+  short_description: z.string().max(100_000).default(''),
+  description: z.string().max(5_000_000).default(''),
+  price: ZOptionalDecimal.default(''),
+  regular_price: ZOptionalDecimal.default(''),
+  sale_price: ZOptionalDecimal.default(''),
+  currency: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'Must be a currency code such as EUR.')
+    .optional(),
+  stock_status: z.string().min(1).max(64),
+  on_sale: z.boolean().default(false),
+  content_hash: ZHash,
+  modified_at: ZIsoWithOffset,
+  categories: z.array(z.string().max(200)).max(500).default([]),
+  attributes: z.array(z.string().max(1000)).max(500).default([]),
+});
+export type TProduct = z.infer<typeof ZProduct>;
+
+/** A coupon as the plugin sends it; codes are later given to the model verbatim. */
+export const ZCoupon = z.object({
+  code: z.string().trim().min(1).max(100),
+  label: z.string().max(300).default(''),
+  discount: z.string().max(50).default(''),
+  expires_at: ZIsoWithOffset.nullable().default(null),
+});
+export type TCoupon = z.infer<typeof ZCoupon>;
+
+const syncCommon = {
+  agent_id: z.string().min(1).max(64),
+  site_url: ZHttpUrl,
+  plugin_version: z.string().min(1).max(50),
+};
+
+/** Body of `POST /api/v1/wp/handshake`. */
+export const ZHandshakeRequest = z.object({
+  site_url: ZHttpUrl,
+  plugin_version: z.string().min(1).max(50),
+  commerce_active: z.boolean().default(false),
+  cms_version: z.string().max(50).default(''),
+});
+
+/** Answer of the handshake. */
+export const ZHandshakeResponse = z.object({
+  workspace: z.object({ id: z.string(), name: z.string() }),
+  agents: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      site_type: z.string(),
+      language_default: z.string().nullable(),
+      is_published: z.boolean(),
+    }),
+  ),
+  token: z.object({
+    id: z.string(),
+    name: z.string(),
+    abilities: z.array(z.string()),
+    shopper_signing_secret: z.string(),
+  }),
+  recommended_site_type: z.literal('ecommerce').nullable(),
+  echo: z.object({ site_url: z.string(), plugin_version: z.string() }),
+});
+export type THandshakeResponse = z.infer<typeof ZHandshakeResponse>;
+
+/** Body of `posts/sync`: 1 to 50 posts. */
+export const ZPostsSync = z.object({ ...syncCommon, posts: z.array(ZPost).min(1).max(SYNC_BATCH_MAX) });
+
+/** Body of `products/sync`: 1 to 50 products. */
+export const ZProductsSync = z.object({
+  ...syncCommon,
+  products: z.array(ZProduct).min(1).max(SYNC_BATCH_MAX),
+});
+
+/** Body of `coupons/sync`: the whole list, replacing the stored one. */
+export const ZCouponsSync = z.object({ ...syncCommon, coupons: z.array(ZCoupon).max(1000) });
+
+/** Action of a `*\/changed` delta. */
+export const ZChangeAction = z.enum(['upsert', 'delete']);
+
+/** What a delete delta must carry: the item's id. */
+export const ZItemRef = z.object({ wp_id: z.number().int().positive() });
+
+/**
+ * A `*\/changed` body: the common fields, `action`, and ONE item, given either as a list of
+ * length 1 (`posts: [...]`) or as a singular object (`post: {...}`, which existing plugins
+ * send). Upserts validate the full item; deletes need only `wp_id`.
+ */
+function changedSchema<T extends z.ZodType>(item: T, plural: string, singular: string) {
+  return z.looseObject({ ...syncCommon, action: ZChangeAction }).transform((body, ctx) => {
+    const record: Record<string, unknown> = body;
+    const list = record[plural];
+    const single = record[singular];
+    if ((list === undefined) === (single === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [plural],
+        message: `Send exactly one of ${plural} (a list of one) or ${singular}.`,
+      });
+      return z.NEVER;
+    }
+    if (list !== undefined && (!Array.isArray(list) || list.length !== 1)) {
+      ctx.addIssue({ code: 'custom', path: [plural], message: `Send exactly one item in ${plural}.` });
+      return z.NEVER;
+    }
+    const raw: unknown = Array.isArray(list) ? list[0] : single;
+    const path: PropertyKey[] = Array.isArray(list) ? [plural, 0] : [singular];
+    const fail = (issues: readonly z.core.$ZodIssue[]) => {
+      for (const issue of issues)
+        ctx.addIssue({ code: 'custom', path: [...path, ...issue.path], message: issue.message });
+      return z.NEVER;
+    };
+    const common = { agent_id: body.agent_id, site_url: body.site_url, plugin_version: body.plugin_version };
+    if (body.action === 'delete') {
+      const ref = ZItemRef.safeParse(raw);
+      return ref.success
+        ? { ...common, change: { action: 'delete' as const, wp_id: ref.data.wp_id } }
+        : fail(ref.error.issues);
+    }
+    const parsed = item.safeParse(raw);
+    return parsed.success
+      ? { ...common, change: { action: 'upsert' as const, item: parsed.data } }
+      : fail(parsed.error.issues);
+  });
+}
+
+/** Body of `posts/changed`. */
+export const ZPostsChanged = changedSchema(ZPost, 'posts', 'post');
+
+/** Body of `products/changed`. */
+export const ZProductsChanged = changedSchema(ZProduct, 'products', 'product');
+
+/** Answer of `posts/sync` and `products/sync`. */
+export const ZSyncResult = z.object({
+  queued: z.number().int(),
+  skipped_unchanged: z.number().int(),
+  deleted: z.number().int(),
+});
+export type TSyncResult = z.infer<typeof ZSyncResult>;
+
+/** What one delta did to its item. */
+export const ZChangeOutcome = z.enum(['queued', 'skipped_unchanged', 'deleted', 'not_found']);
+
+/** Answer of `posts/changed` and `products/changed`: the counts plus the action and its outcome. */
+export const ZChangeResult = ZSyncResult.extend({ action: ZChangeAction, result: ZChangeOutcome });
+export type TChangeResult = z.infer<typeof ZChangeResult>;
+
+/** Answer of `coupons/sync`. */
+export const ZCouponsResult = z.object({ stored: z.number().int() });
+
+/**
+ * Normalises a site URL for matching: lower case, no query or fragment, no trailing slash,
+ * default port dropped (`HTTPS://Shop.example.com/` → `https://shop.example.com`).
+ */
+export function normalizeSiteUrl(input: string): string {
+  const url = new URL(input.trim());
+  url.hash = '';
+  url.search = '';
+  return url.toString().toLowerCase().replace(/\/+$/, '');
+}
+
+/** The plugin routes' base for a site: the site URL plus the default prefix. */
+export function defaultPluginBase(siteUrl: string): string {
+  return `${normalizeSiteUrl(siteUrl)}${DEFAULT_PLUGIN_PREFIX}`;
+}
