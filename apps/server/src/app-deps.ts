@@ -10,4 +10,6 @@ export type AppDeps = {
   queue: JobQueue | null;
   /** How many migrations this build ships; /readyz compares the database against it. */
   expectedMigrations: number;
+  /** The clock signature windows are checked against (tests pin it); defaults to the system clock. */
+  now?: () => Date;
 };

@@ -38,7 +38,7 @@ export type TestApp = {
 
 /** Builds the real app over a fresh cloned database (no listening socket; use `app.inject`), with a non-working queue unless `queue` is given. */
 export async function createTestApp(
-  options: { env?: Record<string, string>; logger?: Logger; queue?: JobQueue | null } = {},
+  options: { env?: Record<string, string>; logger?: Logger; queue?: JobQueue | null; now?: () => Date } = {},
 ): Promise<TestApp> {
   const config = await createTestConfig(options.env);
   const database = await createTestDatabase();
@@ -55,7 +55,7 @@ export async function createTestApp(
         })
       : options.queue;
   const app = await createApp(
-    { config, database, queue, expectedMigrations },
+    { config, database, queue, expectedMigrations, ...(options.now ? { now: options.now } : {}) },
     options.logger ? { logger: options.logger } : {},
   );
   await app.ready();

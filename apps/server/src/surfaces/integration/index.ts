@@ -29,8 +29,10 @@ export function integrationSurface(deps: AppDeps, limits: RateLimits) {
         request,
       );
     });
+    const clock = deps.now;
+    const nowSeconds = clock ? () => Math.floor(clock().getTime() / 1000) : undefined;
     app.addHook('preValidation', async (request) => {
-      verifyAndParseBody(request);
+      verifyAndParseBody(request, nowSeconds);
     });
     await app.register(syncRoutes(deps));
   };
