@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { signRequest } from '@service/contract';
+import { sql } from 'kysely';
 import { indexDocumentJob } from '../src/jobs/index-document.js';
 import { createLogger } from '../src/logger.js';
-import { createTestApp, injectJson, issueToken, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
+import {
+  createTestApp,
+  injectJson,
+  issueToken,
+  seedTenant,
+  type Tenant,
+  type TestApp,
+} from './support/test-app.js';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -38,7 +46,12 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
     t.app,
     'POST',
     '/api/v1/wp/handshake',
-    { site_url: 'https://Shop.example.com/', plugin_version: '1.2.0', commerce_active: true, cms_version: '6.5' },
+    {
+      site_url: 'https://Shop.example.com/',
+      plugin_version: '1.2.0',
+      commerce_active: true,
+      cms_version: '6.5',
+    },
     { authorization: `Bearer ${token}` },
   );
   assert.equal(hs.statusCode, 200, hs.body);
@@ -57,23 +70,33 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
     language: 'en',
     taxonomy_terms: ['policy'],
   };
-  const body = { agent_id: agentId, site_url: 'https://shop.example.com', plugin_version: '1.2.0', posts: [post] };
+  const body = {
+    agent_id: agentId,
+    site_url: 'https://shop.example.com',
+    plugin_version: '1.2.0',
+    posts: [post],
+  };
   const first = await signedPost('/api/v1/wp/posts/sync', body);
   assert.equal(first.statusCode, 200, first.body);
   assert.deepEqual(first.json().data, { queued: 1, skipped_unchanged: 0, deleted: 0 });
   const again = await signedPost('/api/v1/wp/posts/sync', body);
   assert.deepEqual(again.json().data, { queued: 0, skipped_unchanged: 1, deleted: 0 });
-  const unsigned = await injectJson(t.app, 'POST', '/api/v1/wp/posts/sync', body, { authorization: `Bearer ${token}` });
+  const unsigned = await injectJson(t.app, 'POST', '/api/v1/wp/posts/sync', body, {
+    authorization: `Bearer ${token}`,
+  });
   assert.equal(unsigned.statusCode, 401);
   assert.equal(unsigned.json().code, 'missing_signature');
 
   const doc = await t.database.db.selectFrom('documents').selectAll().executeTakeFirstOrThrow();
-  await indexDocumentJob.handle({ documentId: doc.id }, { db: t.database.db, log: createLogger('silent'), jobId: 'x', attempt: 1 });
+  await indexDocumentJob.handle(
+    { documentId: doc.id },
+    { db: t.database.db, log: createLogger('silent'), jobId: 'x', attempt: 1 },
+  );
   const hits = await t.database.db
     .selectFrom('chunks')
     .select('content')
     .where('document_id', '=', doc.id)
-    .where((eb) => eb(eb.ref('tsv'), '@@', eb.fn('websearch_to_tsquery', [eb.val('english'), eb.val('refund')])))
+    .where(sql<boolean>`tsv @@ websearch_to_tsquery('english', ${'refund'})`)
     .execute();
   assert.equal(hits.length, 1);
 });

@@ -155,15 +155,12 @@ async function prepare(trx: Queryable, caller: IntegrationCaller, body: SyncTarg
       last_synced_at: now,
     })
     .onConflict((oc) =>
-      oc
-        .columns(['agent_id', 'type', 'site_url'])
-        .where('site_url', 'is not', null)
-        .doUpdateSet({
-          plugin_version: body.plugin_version,
-          api_token_id: caller.tokenId,
-          last_synced_at: now,
-          updated_at: now,
-        }),
+      oc.columns(['agent_id', 'type', 'site_url']).where('site_url', 'is not', null).doUpdateSet({
+        plugin_version: body.plugin_version,
+        api_token_id: caller.tokenId,
+        last_synced_at: now,
+        updated_at: now,
+      }),
     )
     .returningAll()
     .executeTakeFirstOrThrow();
