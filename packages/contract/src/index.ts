@@ -7,3 +7,4 @@ export * from './errors.js';
 export * from './hmac.js';
 export * from './origin.js';
 export * from './site.js';
+export * from './source.js';

@@ -88,6 +88,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   { method: 'GET', url: '/api/v1/admin/me', openapi: '/api/v1/admin/me' },
   { method: 'PATCH', url: '/api/v1/admin/me', openapi: '/api/v1/admin/me' },
   { method: 'GET', url: '/api/v1/admin/audit-logs', openapi: '/api/v1/admin/audit-logs' },
+  { method: 'GET', url: '/api/v1/admin/agents/01ABC/sources', openapi: '/api/v1/admin/agents/{id}/sources' },
+  { method: 'GET', url: '/api/v1/admin/sources/01ABC', openapi: '/api/v1/admin/sources/{id}' },
+  { method: 'PATCH', url: '/api/v1/admin/sources/01ABC', openapi: '/api/v1/admin/sources/{id}' },
 ];
 
 /** Renders any column value as text, so a secret can be searched for in a row. */

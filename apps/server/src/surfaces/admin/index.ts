@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app-deps.js';
 import { accountRoutes } from './account.route.js';
 import { authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
+import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
 
 /** The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`. */
@@ -16,5 +17,6 @@ export function adminSurface(deps: AppDeps) {
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));
+    await app.register(sourceRoutes(deps));
   };
 }
