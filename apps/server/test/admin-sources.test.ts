@@ -139,7 +139,7 @@ describe('admin API: sources of synced sites', () => {
     });
   });
 
-  test('the products source has no plugin_base to edit (422)', async () => {
+  test('a products-only shop can correct plugin_base on its products source; sources without one are 422', async () => {
     const products = await t.database.db
       .selectFrom('sources')
       .select('id')
@@ -152,7 +152,21 @@ describe('admin API: sources of synced sites', () => {
       { plugin_base: 'https://shop.example.com/x/' },
       acme.auth,
     );
-    assert.equal(res.statusCode, 422);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().data.plugin_base, 'https://shop.example.com/x/');
+    await t.database.db
+      .updateTable('sources')
+      .set({ plugin_base: null })
+      .where('id', '=', products.id)
+      .execute();
+    const none = await injectJson(
+      t.app,
+      'PATCH',
+      `/api/v1/admin/sources/${products.id}`,
+      { plugin_base: 'https://shop.example.com/y/' },
+      acme.auth,
+    );
+    assert.equal(none.statusCode, 422);
   });
 
   test('another workspace gets 404 on list, read and update', async () => {

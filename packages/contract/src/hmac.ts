@@ -23,7 +23,7 @@ export function signRequest(key: string, body: string | Uint8Array, timestamp: n
 }
 
 /**
- * Parses the header strictly: exactly the parts `t` and `v1`, `t` a decimal integer,
+ * Parses the header strictly: exactly the parts `t` and `v1`, `t` a decimal integer without leading zeros,
  * `v1` 64 hex digits. Anything else (missing `v1`, other lengths, spaces, repeats) is null.
  */
 export function parseSignatureHeader(value: string): { t: number; v1: string } | null {
@@ -40,7 +40,8 @@ export function parseSignatureHeader(value: string): { t: number; v1: string } |
   const t = fields.get('t');
   const v1 = fields.get('v1');
   if (t === undefined || v1 === undefined) return null;
-  if (!/^[0-9]{1,12}$/.test(t) || !/^[0-9a-f]{64}$/i.test(v1)) return null;
+  // No leading zeros: every verifier must agree on the exact text "<t>." that was signed.
+  if (!/^(?:0|[1-9][0-9]{0,11})$/.test(t) || !/^[0-9a-f]{64}$/i.test(v1)) return null;
   return { t: Number(t), v1: v1.toLowerCase() };
 }
 

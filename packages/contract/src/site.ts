@@ -7,7 +7,14 @@ export const SYNC_BATCH_MAX = 50;
 export const DEFAULT_PLUGIN_PREFIX = '/wp-json/service/v1/';
 
 const ZHttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
-const ZIsoWithOffset = z.iso.datetime({ offset: true });
+/**
+ * ISO 8601 date-time with an offset. `+0000` (PHP's DATE_ISO8601) is read as `+00:00`; a time
+ * without an offset is rejected, since the service cannot know which zone the site meant.
+ */
+const ZIsoWithOffset = z.preprocess(
+  (value) => (typeof value === 'string' ? value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2') : value),
+  z.iso.datetime({ offset: true }),
+);
 const ZHash = z.string().regex(/^[0-9a-fA-F]{8,128}$/, 'Must be a hex digest.');
 const ZDecimal = z.string().regex(/^-?\d+(?:\.\d+)?$/, 'Must be a decimal amount such as 19.90.');
 const ZOptionalDecimal = z.union([ZDecimal, z.literal('')]);
@@ -188,13 +195,15 @@ export type TChangeResult = z.infer<typeof ZChangeResult>;
 export const ZCouponsResult = z.object({ stored: z.number().int() });
 
 /**
- * Normalises a site URL for matching: lower case, no query or fragment, no trailing slash,
+ * Normalises a site URL for matching: lower case, no credentials, query or fragment, no trailing slash,
  * default port dropped (`HTTPS://Shop.example.com/` → `https://shop.example.com`).
  */
 export function normalizeSiteUrl(input: string): string {
   const url = new URL(input.trim());
   url.hash = '';
   url.search = '';
+  url.username = '';
+  url.password = '';
   return url.toString().toLowerCase().replace(/\/+$/, '');
 }
 

@@ -38,7 +38,7 @@ export async function getSource(
   return toSource(row);
 }
 
-/** Changes a synced site's `plugin_base` (only `site` sources have one). Audited. */
+/** Changes a synced site's `plugin_base` (only sources a site plugin created have one). Audited. */
 export async function updateSource(
   scope: TenantScope,
   sourceId: string,
@@ -53,10 +53,12 @@ export async function updateSource(
       .forUpdate()
       .executeTakeFirst();
     if (!current) throw notFound();
-    if (current.type !== 'site') {
+    // Both sources a site plugin creates (site content, products) know where its routes are:
+    // a shop that syncs only products must be able to correct it too.
+    if (current.plugin_base === null) {
       throw new AppError('validation_failed', {
-        message: 'Only a synced site source has a plugin_base.',
-        errors: { plugin_base: ['Only a synced site source has a plugin_base.'] },
+        message: 'Only the sources of a synced site have a plugin_base.',
+        errors: { plugin_base: ['Only the sources of a synced site have a plugin_base.'] },
       });
     }
     await trx
