@@ -64,7 +64,7 @@ export async function handshake(
 export async function syncPosts(deps: SyncDeps, body: SyncTarget & { posts: TPost[] }): Promise<TSyncResult> {
   return deps.db.transaction().execute(async (trx) => {
     const { source } = await prepare(trx, deps.caller, body, 'site');
-    const result = await upsertDocuments(trx, deps.queue, source, body.posts.map(postDocument));
+    const result = await upsertDocuments(trx, deps.queue, source, body.posts.map(postItem));
     return { ...result, deleted: 0 };
   });
 }
@@ -77,7 +77,7 @@ export async function changePost(
   return deps.db.transaction().execute(async (trx) => {
     const { source } = await prepare(trx, deps.caller, body, 'site');
     if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
-    const result = await upsertDocuments(trx, deps.queue, source, [postDocument(body.change.item)]);
+    const result = await upsertDocuments(trx, deps.queue, source, [postItem(body.change.item)]);
     return changeResult('upsert', result);
   });
 }
@@ -90,7 +90,7 @@ export async function syncProducts(
   return deps.db.transaction().execute(async (trx) => {
     const { source, agent } = await prepare(trx, deps.caller, body, 'products');
     await switchToEcommerceOnFirstProduct(trx, agent, source);
-    const result = await upsertDocuments(trx, deps.queue, source, body.products.map(productDocument));
+    const result = await upsertDocuments(trx, deps.queue, source, body.products.map(productItem));
     return { ...result, deleted: 0 };
   });
 }
@@ -104,7 +104,7 @@ export async function changeProduct(
     const { source, agent } = await prepare(trx, deps.caller, body, 'products');
     if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
     await switchToEcommerceOnFirstProduct(trx, agent, source);
-    const result = await upsertDocuments(trx, deps.queue, source, [productDocument(body.change.item)]);
+    const result = await upsertDocuments(trx, deps.queue, source, [productItem(body.change.item)]);
     return changeResult('upsert', result);
   });
 }
@@ -180,14 +180,21 @@ type IncomingDocument = {
   modifiedAt: string;
 };
 
+/**
+ * An item as received: its id and hash, which decide whether it changed, and how to build its
+ * document. Building converts HTML to text (the costly part of a sync), so it only runs for
+ * items whose hash differs from the stored one.
+ */
+type IncomingItem = { externalId: string; hash: string; toDocument(): IncomingDocument };
+
 async function upsertDocuments(
   trx: Queryable,
   queue: JobQueue,
   source: SourceRow,
-  incoming: IncomingDocument[],
+  incoming: IncomingItem[],
 ): Promise<{ queued: number; skipped_unchanged: number }> {
   // The same item twice in one batch: the last one wins, counted once.
-  const byId = new Map(incoming.map((doc) => [doc.externalId, doc]));
+  const byId = new Map(incoming.map((item) => [item.externalId, item]));
   const stored = await trx
     .selectFrom('documents')
     .select(['external_id', 'content_hash'])
@@ -197,11 +204,12 @@ async function upsertDocuments(
   const storedHash = new Map(stored.map((row) => [row.external_id, row.content_hash]));
   let queued = 0;
   let skipped = 0;
-  for (const doc of byId.values()) {
-    if (storedHash.get(doc.externalId) === doc.hash) {
+  for (const item of byId.values()) {
+    if (storedHash.get(item.externalId) === item.hash) {
       skipped += 1;
       continue;
     }
+    const doc = item.toDocument();
     const values = {
       kind: doc.kind,
       title: doc.title,
@@ -279,6 +287,22 @@ async function switchToEcommerceOnFirstProduct(
     .where('id', '=', agent.id)
     .where('workspace_id', '=', source.workspace_id)
     .execute();
+}
+
+function postItem(post: TPost): IncomingItem {
+  return {
+    externalId: String(post.wp_id),
+    hash: post.content_hash.toLowerCase(),
+    toDocument: () => postDocument(post),
+  };
+}
+
+function productItem(product: TProduct): IncomingItem {
+  return {
+    externalId: String(product.wp_id),
+    hash: product.content_hash.toLowerCase(),
+    toDocument: () => productDocument(product),
+  };
 }
 
 function postDocument(post: TPost): IncomingDocument {
