@@ -75,6 +75,7 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
   await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
   const limits = createRateLimits(deps.config);
   app.addHook('onClose', () => limits.close());
+  await limits.ready();
   await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
   return app;
 }

@@ -503,7 +503,8 @@ describe('normalizeSiteUrl', () => {
   test('keeps other ports and sub-directory installs', () => {
     assert.equal(normalizeSiteUrl('http://localhost:8080/'), 'http://localhost:8080');
     assert.equal(normalizeSiteUrl('https://example.com/shop/'), 'https://example.com/shop');
-    assert.equal(normalizeSiteUrl('https://Example.com/Shop/'), 'https://example.com/shop');
+    // Host case is normalised; the path keeps its case (case-sensitive servers).
+    assert.equal(normalizeSiteUrl('https://Example.com/Shop/'), 'https://example.com/Shop');
   });
 
   test('two spellings of one site normalise to the same value', () => {

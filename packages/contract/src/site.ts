@@ -195,7 +195,7 @@ export type TChangeResult = z.infer<typeof ZChangeResult>;
 export const ZCouponsResult = z.object({ stored: z.number().int() });
 
 /**
- * Normalises a site URL for matching: lower case, no credentials, query or fragment, no trailing slash,
+ * Normalises a site URL for matching: scheme and host lower case, no credentials, query or fragment, no trailing slash,
  * default port dropped (`HTTPS://Shop.example.com/` → `https://shop.example.com`).
  */
 export function normalizeSiteUrl(input: string): string {
@@ -204,7 +204,9 @@ export function normalizeSiteUrl(input: string): string {
   url.search = '';
   url.username = '';
   url.password = '';
-  return url.toString().toLowerCase().replace(/\/+$/, '');
+  // The URL parser lower-cases scheme and host; the path keeps its case, since a site in a
+  // subdirectory may live on a case-sensitive server.
+  return url.toString().replace(/\/+$/, '');
 }
 
 /** The plugin routes' base for a site: the site URL plus the default prefix. */

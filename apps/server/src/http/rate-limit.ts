@@ -12,6 +12,8 @@ export type RateLimiter = { consume(key: string): Promise<void> };
 /** The limiters of every surface, and how to close their store. */
 export type RateLimits = {
   wpIntegration: RateLimiter;
+  /** Resolves once Redis is connected (or at once without Redis, or after `timeoutMs` if it is down). */
+  ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -57,6 +59,20 @@ export function createRateLimits(config: Config): RateLimits {
   };
   return {
     wpIntegration: build({ keyPrefix: 'wp', points: config.wpThrottlePerMinute, durationSeconds: 60 }),
+    async ready(timeoutMs = 2_000) {
+      if (!redis || redis.status === 'ready') return;
+      // Until Redis answers, counts go to the in-memory insurance limiter only; waiting at start
+      // keeps the first requests counted where every instance sees them.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          redis?.off('ready', done);
+          resolve();
+        }
+        redis.once('ready', done);
+      });
+    },
     async close() {
       if (redis) await redis.quit().catch(() => redis.disconnect());
     },

@@ -105,6 +105,36 @@ export class JobQueue {
     });
   }
 
+  /**
+   * Enqueues many jobs of one definition in a single statement (optionally inside the
+   * caller's transaction). Keys collapse repeats as in `send`.
+   */
+  async sendMany<T>(
+    definition: JobDefinition<T>,
+    jobs: ReadonlyArray<{ payload: T; key?: string }>,
+    options: { db?: Queryable } = {},
+  ): Promise<void> {
+    if (!this.definitions.has(definition.name)) throw new Error(`job ${definition.name} is not registered`);
+    if (jobs.length === 0) return;
+    const rows = jobs.map((job) => ({
+      name: definition.name,
+      data: definition.payload.parse(job.payload) as object,
+      ...(job.key ? { singletonKey: job.key } : {}),
+    }));
+    const within = options.db;
+    await this.boss.insert(
+      rows,
+      within
+        ? {
+            db: {
+              executeSql: async (text: string, values: unknown[] = []) =>
+                within.executeQuery(CompiledQuery.raw(text, values)),
+            },
+          }
+        : {},
+    );
+  }
+
   /** Starts consuming every registered queue in this process. */
   async work(options: { pollingIntervalSeconds?: number } = {}): Promise<void> {
     if (this.working) return;

@@ -95,6 +95,7 @@ export type AuthenticatedToken = {
   workspaceId: string;
   abilities: string[];
   createdByUserId: string | null;
+  lastUsedAt: Date | null;
 };
 
 /** How stale `last_used_at` may get before a use writes it again (keeps reads read-only). */
@@ -102,12 +103,12 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Looks a bearer plaintext up by its SHA-256. Unknown and revoked tokens give null; the
- * caller answers 401 either way, without saying which.
+ * caller answers 401 either way, without saying which. Writes nothing: a request can still
+ * fail its ability or signature check, and a refused request must change no data.
  */
 export async function authenticateApiToken(
   db: Queryable,
   plaintext: string,
-  now: Date = new Date(),
 ): Promise<AuthenticatedToken | null> {
   const row = await db
     .selectFrom('api_tokens')
@@ -115,15 +116,23 @@ export async function authenticateApiToken(
     .where('token_hash', '=', hashApiToken(plaintext))
     .executeTakeFirst();
   if (!row || row.revoked_at) return null;
-  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute();
-  }
   return {
     id: row.id,
     workspaceId: row.workspace_id,
     abilities: row.abilities,
     createdByUserId: row.created_by_user_id,
+    lastUsedAt: row.last_used_at,
   };
+}
+
+/** Records that a fully authenticated request used the token (at most once a minute). */
+export async function recordTokenUse(
+  db: Queryable,
+  token: AuthenticatedToken,
+  now: Date = new Date(),
+): Promise<void> {
+  if (token.lastUsedAt && now.getTime() - token.lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return;
+  await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', '=', token.id).execute();
 }
 
 function toApiToken(row: ApiTokenRow): TApiToken {

@@ -129,17 +129,38 @@ export async function syncCoupons(
 }
 
 /** Resolves the agent in the caller's workspace (404 otherwise) and records the sync on its source. */
+/** How stale a source's `last_synced_at` may get before an otherwise unchanged sync rewrites it. */
+const LAST_SYNC_RESOLUTION_MS = 60_000;
+
 async function prepare(trx: Queryable, caller: IntegrationCaller, body: SyncTarget, type: SiteSourceType) {
-  const agent = await trx
+  let agentQuery = trx
     .selectFrom('agents')
     .select(['id', 'site_type'])
     .where('workspace_id', '=', caller.workspaceId)
-    .where('id', '=', body.agent_id)
-    .forUpdate()
-    .executeTakeFirst();
+    .where('id', '=', body.agent_id);
+  // Product syncs may switch the agent's site type: concurrent ones take turns on the agent row.
+  if (type === 'products') agentQuery = agentQuery.forUpdate();
+  const agent = await agentQuery.executeTakeFirst();
   if (!agent) throw notFound();
   const siteUrl = normalizeSiteUrl(body.site_url);
   const now = new Date();
+  const existing = await trx
+    .selectFrom('sources')
+    .selectAll()
+    .where('agent_id', '=', agent.id)
+    .where('type', '=', type)
+    .where('site_url', '=', siteUrl)
+    .executeTakeFirst();
+  // Repeated syncs from the same plugin within a minute need no write (like a token's last_used_at).
+  if (
+    existing &&
+    existing.plugin_version === body.plugin_version &&
+    existing.api_token_id === caller.tokenId &&
+    existing.last_synced_at &&
+    now.getTime() - existing.last_synced_at.getTime() < LAST_SYNC_RESOLUTION_MS
+  ) {
+    return { agent, source: existing };
+  }
   const source = await trx
     .insertInto('sources')
     .values({
@@ -202,45 +223,58 @@ async function upsertDocuments(
     .where('external_id', 'in', [...byId.keys()])
     .execute();
   const storedHash = new Map(stored.map((row) => [row.external_id, row.content_hash]));
-  let queued = 0;
-  let skipped = 0;
-  for (const item of byId.values()) {
-    if (storedHash.get(item.externalId) === item.hash) {
-      skipped += 1;
-      continue;
-    }
-    const doc = item.toDocument();
-    const values = {
-      kind: doc.kind,
-      title: doc.title,
-      url: doc.url,
-      language: doc.language,
-      content_text: doc.text,
-      content_hash: doc.hash,
-      metadata: JSON.stringify(doc.metadata),
-      modified_at: doc.modifiedAt,
-      index_status: 'pending' as const,
-    };
-    const row = await trx
-      .insertInto('documents')
-      .values({
-        id: newId(),
-        workspace_id: source.workspace_id,
-        agent_id: source.agent_id,
-        source_id: source.id,
-        external_id: doc.externalId,
-        ...values,
-      })
-      .onConflict((oc) =>
-        oc.columns(['source_id', 'external_id']).doUpdateSet({ ...values, updated_at: new Date() }),
-      )
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    // Same transaction: the job exists exactly when the document change commits; one per document.
-    await queue.send(indexDocumentJob, { documentId: row.id }, { key: row.id, db: trx });
-    queued += 1;
-  }
-  return { queued, skipped_unchanged: skipped };
+  const changed = [...byId.values()].filter((item) => storedHash.get(item.externalId) !== item.hash);
+  const skipped = byId.size - changed.length;
+  if (changed.length === 0) return { queued: 0, skipped_unchanged: skipped };
+
+  const now = new Date();
+  // One statement for the whole batch: new documents are inserted, changed ones updated.
+  const rows = await trx
+    .insertInto('documents')
+    .values(
+      changed.map((item) => {
+        const doc = item.toDocument();
+        return {
+          id: newId(),
+          workspace_id: source.workspace_id,
+          agent_id: source.agent_id,
+          source_id: source.id,
+          external_id: doc.externalId,
+          kind: doc.kind,
+          title: doc.title,
+          url: doc.url,
+          language: doc.language,
+          content_text: doc.text,
+          content_hash: doc.hash,
+          metadata: JSON.stringify(doc.metadata),
+          modified_at: doc.modifiedAt,
+          index_status: 'pending' as const,
+        };
+      }),
+    )
+    .onConflict((oc) =>
+      oc.columns(['source_id', 'external_id']).doUpdateSet((eb) => ({
+        kind: eb.ref('excluded.kind'),
+        title: eb.ref('excluded.title'),
+        url: eb.ref('excluded.url'),
+        language: eb.ref('excluded.language'),
+        content_text: eb.ref('excluded.content_text'),
+        content_hash: eb.ref('excluded.content_hash'),
+        metadata: eb.ref('excluded.metadata'),
+        modified_at: eb.ref('excluded.modified_at'),
+        index_status: eb.ref('excluded.index_status'),
+        updated_at: now,
+      })),
+    )
+    .returning('id')
+    .execute();
+  // Same transaction: the jobs exist exactly when the document changes commit; one key per document.
+  await queue.sendMany(
+    indexDocumentJob,
+    rows.map((row) => ({ payload: { documentId: row.id }, key: row.id })),
+    { db: trx },
+  );
+  return { queued: changed.length, skipped_unchanged: skipped };
 }
 
 async function deleteDocument(trx: Queryable, source: SourceRow, wpId: number): Promise<TChangeResult> {

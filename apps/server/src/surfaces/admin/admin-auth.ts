@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
-import { authenticateApiToken } from '../../services/api-tokens.js';
+import { authenticateApiToken, recordTokenUse } from '../../services/api-tokens.js';
 import type { Actor, TenantScope } from '../../services/context.js';
 
 /** The verified caller of an admin route. */
@@ -40,6 +40,7 @@ export async function authenticateAdmin(
   const token = plaintext ? await authenticateApiToken(db, plaintext) : null;
   if (!token) throw new AppError('unauthenticated');
   if (!token.abilities.includes(ability)) throw new AppError('forbidden');
+  await recordTokenUse(db, token);
   return {
     workspaceId: token.workspaceId,
     actor: { type: 'token', id: token.id, userId: token.createdByUserId },

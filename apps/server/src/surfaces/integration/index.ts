@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import type { RateLimits } from '../../http/rate-limit.js';
+import { recordTokenUse } from '../../services/api-tokens.js';
 import { authenticateIntegration, verifyAndParseBody } from './integration-auth.js';
 import { syncRoutes } from './sync.route.js';
 
@@ -33,6 +34,8 @@ export function integrationSurface(deps: AppDeps, limits: RateLimits) {
     const nowSeconds = clock ? () => Math.floor(clock().getTime() / 1000) : undefined;
     app.addHook('preValidation', async (request) => {
       verifyAndParseBody(request, nowSeconds);
+      // Only a request that passed every check counts as a use of its token.
+      if (request.integrationAuth) await recordTokenUse(deps.database.db, request.integrationAuth.token);
     });
     await app.register(syncRoutes(deps));
   };

@@ -5,12 +5,12 @@ import secureJson from 'secure-json-parse';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
-import { authenticateApiToken } from '../../services/api-tokens.js';
+import { type AuthenticatedToken, authenticateApiToken } from '../../services/api-tokens.js';
 import type { IntegrationCaller } from '../../services/site-sync.js';
 import { readBearer } from '../admin/admin-auth.js';
 
 /** The verified caller of a site-integration request; `key` signs its mutating requests. */
-export type IntegrationAuth = IntegrationCaller & { key: string };
+export type IntegrationAuth = IntegrationCaller & { key: string; token: AuthenticatedToken };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,7 +37,7 @@ export async function authenticateIntegration(
   if (!plaintext || !token) throw new AppError('unauthenticated');
   if (!token.abilities.includes('wp:integration')) throw new AppError('forbidden');
   await limiter.consume(token.id);
-  return { tokenId: token.id, workspaceId: token.workspaceId, key: plaintext };
+  return { tokenId: token.id, workspaceId: token.workspaceId, key: plaintext, token };
 }
 
 /**
