@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { signRequest } from '@service/contract';
+import { wpPost } from './support/integration.js';
 import {
   createTestApp,
   injectJson,
@@ -15,20 +15,6 @@ describe('admin API: sources of synced sites', () => {
   let acme: Tenant;
   let other: Tenant;
   let agentId: string;
-
-  async function signed(url: string, token: string, body: unknown) {
-    const raw = JSON.stringify(body);
-    return t.app.inject({
-      method: 'POST',
-      url,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        'x-service-signature': signRequest(token, raw, Math.floor(Date.now() / 1000)),
-      },
-      payload: raw,
-    });
-  }
 
   before(async () => {
     t = await createTestApp();
@@ -47,12 +33,9 @@ describe('admin API: sources of synced sites', () => {
       content_hash: 'aaaa1111',
       modified_at: '2026-11-01T10:00:00+01:00',
     };
-    assert.equal(
-      (await signed('/api/v1/wp/posts/sync', plugin, { ...common, posts: [post] })).statusCode,
-      200,
-    );
+    assert.equal((await wpPost(t, 'posts/sync', plugin, { ...common, posts: [post] })).statusCode, 200);
     const coupons = [{ code: 'WELCOME10', label: 'Welcome', discount: '10%', expires_at: null }];
-    assert.equal((await signed('/api/v1/wp/coupons/sync', plugin, { ...common, coupons })).statusCode, 200);
+    assert.equal((await wpPost(t, 'coupons/sync', plugin, { ...common, coupons })).statusCode, 200);
   });
   after(() => t.close());
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { signRequest } from '@service/contract';
 import { sql } from 'kysely';
 import { indexDocumentJob } from '../src/jobs/index-document.js';
 import { createLogger } from '../src/logger.js';
+import { wpPost } from './support/integration.js';
 import {
   createTestApp,
   injectJson,
@@ -26,20 +26,6 @@ before(async () => {
   agentId = agent.json().data.id;
 });
 after(() => t.close());
-
-function signedPost(url: string, body: unknown) {
-  const raw = JSON.stringify(body);
-  return t.app.inject({
-    method: 'POST',
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      'x-service-signature': signRequest(token, raw, Math.floor(Date.now() / 1000)),
-    },
-    payload: raw,
-  });
-}
 
 test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
   const hs = await injectJson(
@@ -76,10 +62,10 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
     plugin_version: '1.2.0',
     posts: [post],
   };
-  const first = await signedPost('/api/v1/wp/posts/sync', body);
+  const first = await wpPost(t, 'posts/sync', token, body);
   assert.equal(first.statusCode, 200, first.body);
   assert.deepEqual(first.json().data, { queued: 1, skipped_unchanged: 0, deleted: 0 });
-  const again = await signedPost('/api/v1/wp/posts/sync', body);
+  const again = await wpPost(t, 'posts/sync', token, body);
   assert.deepEqual(again.json().data, { queued: 0, skipped_unchanged: 1, deleted: 0 });
   const unsigned = await injectJson(t.app, 'POST', '/api/v1/wp/posts/sync', body, {
     authorization: `Bearer ${token}`,

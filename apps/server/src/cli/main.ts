@@ -28,7 +28,7 @@ Data commands work whether or not the service is running: while it holds the emb
 store they run inside it through the control socket under DATA_DIR.`;
 
 /** Runs one CLI invocation; returns the exit code. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
