@@ -15,29 +15,21 @@
  * time; it exits non-zero only when a scenario answered anything but 2xx (or not what it
  * should), which would void its numbers.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@service/server/app';
-import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loadConfig } from '../../apps/server/src/config/config.js';
-import { type Database, openEmbeddedDatabase } from '../../apps/server/src/db/database.js';
-import { loadMigrations, migrate } from '../../apps/server/src/db/migrate.js';
 import { JOB_DEFINITIONS } from '../../apps/server/src/jobs/definitions.js';
 import { JobQueue } from '../../apps/server/src/jobs/queue.js';
 import { createLogger } from '../../apps/server/src/logger.js';
 import { createAgent } from '../../apps/server/src/services/agents.js';
 import { createApiToken } from '../../apps/server/src/services/api-tokens.js';
-import { bootstrap } from '../../apps/server/src/services/bootstrap.js';
-import type { Actor } from '../../apps/server/src/services/context.js';
 import { HASH_MARKER, type SyncRequestContext, signSyncRequest } from './sign-sync-request.js';
+import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
+import { hasKey, listenLocal } from './support/http.js';
+import { describeRun, type LoadTarget, type Measurement, measure, readSeconds } from './support/load.js';
+import { printComparison, reportFailures } from './support/report.js';
 
-const CONNECTIONS = 10;
 const POSTS = 50;
-const WARMUP_SECONDS = 1;
 const SECONDS = readSeconds(process.env.BENCH_SECONDS, 5);
 /** Issue 3's target for the unchanged batch on the embedded store. */
 const TARGET_UNCHANGED_BATCHES_PER_SECOND = 200;
@@ -59,35 +51,14 @@ type Scenario = {
   afterLoad?: () => Promise<string | null>;
 };
 
-/** What the table shows for one scenario. */
-type Measurement = {
-  name: string;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  total: number;
-  failures: number;
-  problem: string | null;
-};
-
 /** The embedded store, queue and app the service runs over, seeded, and how to remove them. */
 type ServiceFixture = {
   app: FastifyInstance;
-  database: Database;
+  store: EmbeddedStore;
   queue: JobQueue;
   agentId: string;
   token: string;
-  dataDir: string;
 };
-
-function readSeconds(raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new Error(`BENCH_SECONDS must be a positive number of seconds, got ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
 
 const WORDS = (
   'order shipping delivery return refund size fabric cotton wool care wash colour stock warehouse ' +
@@ -183,47 +154,27 @@ async function createBareApp(): Promise<FastifyInstance> {
  * per-token throttle (60/min by default) is raised to its maximum so it does not cap the run.
  */
 async function createServiceFixture(): Promise<ServiceFixture> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
-    BCRYPT_COST: '4',
-    LOG_LEVEL: 'silent',
-    WP_THROTTLE_PER_MINUTE: '100000',
-  });
-  const silent = { info() {}, warn() {} };
-  const database = await openEmbeddedDatabase({ dataDir, log: silent });
-  const migrations = await loadMigrations();
-  await migrate(database.pool, migrations);
-  const tenant = await bootstrap({
-    db: database.db,
-    input: { email: 'bench@example.com', password: 'correct horse battery', workspace: 'Bench' },
-    bcryptCost: config.bcryptCost,
-  });
-  const actor: Actor = { type: 'cli', id: null };
-  const scope = { db: database.db, workspaceId: tenant.workspace.id, actor };
-  const agent = await createAgent(scope, {
+  const store = await openEmbeddedStore({ WP_THROTTLE_PER_MINUTE: '100000' });
+  const agent = await createAgent(store.scope, {
     name: 'Shop agent',
     allowed_origins: [SITE_URL],
     system_prompt: 'You help visitors of the shop.',
   });
-  const token = await createApiToken(scope, { name: 'shop site', abilities: ['wp:integration'] });
+  const token = await createApiToken(store.scope, { name: 'shop site', abilities: ['wp:integration'] });
   const queue = await JobQueue.start({
-    pool: database.pool,
-    db: database.db,
+    pool: store.database.pool,
+    db: store.database.db,
     log: createLogger('silent'),
     definitions: JOB_DEFINITIONS,
     maintenance: false,
   });
-  const app = await createApp({ config, database, queue, expectedMigrations: migrations.length });
-  return { app, database, queue, agentId: agent.id, token: token.token, dataDir };
-}
-
-async function listenLocal(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  return `http://127.0.0.1:${address.port}`;
+  const app = await createApp({
+    config: store.config,
+    database: store.database,
+    queue,
+    expectedMigrations: store.migrationCount,
+  });
+  return { app, store, queue, agentId: agent.id, token: token.token };
 }
 
 /** Sends one request of a scenario, signed as the load will sign it. */
@@ -250,14 +201,11 @@ async function verify(scenario: Scenario): Promise<void> {
   }
 }
 
-async function load(scenario: Scenario, seconds: number): Promise<Measurement> {
-  const result = await autocannon({
+/** What autocannon sends for a scenario; signed ones are signed (and rehashed) per request. */
+function loadTarget(scenario: Scenario): LoadTarget {
+  return {
     url: scenario.url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    // The load generator gets its own thread, so it does not share the server's event loop;
-    // signing (and rehashing) happens there too.
-    workers: 1,
+    // Signing (and rehashing) happens in the load generator's thread, not the server's.
     requests: [
       {
         method: 'POST',
@@ -267,20 +215,7 @@ async function load(scenario: Scenario, seconds: number): Promise<Measurement> {
       },
     ],
     ...(scenario.signed ? { initialContext: scenario.signed } : {}),
-  });
-  return {
-    name: scenario.name,
-    requestsPerSecond: result.requests.mean,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    total: result.requests.total,
-    failures: result.errors + result.timeouts + result.non2xx,
-    problem: null,
   };
-}
-
-function hasKey<K extends string>(value: unknown, key: K): value is Record<K, unknown> {
-  return typeof value === 'object' && value !== null && key in value;
 }
 
 /** `{data: {queued, skipped_unchanged, deleted}}` with the expected counts. */
@@ -303,7 +238,7 @@ function syncResult(expected: { queued: number; skipped_unchanged: number }) {
 async function documentsWithOriginalHash(
   service: ServiceFixture,
 ): Promise<{ total: number; original: number }> {
-  const rows = await service.database.db
+  const rows = await service.store.database.db
     .selectFrom('documents')
     .select('content_hash')
     .where('agent_id', '=', service.agentId)
@@ -314,38 +249,7 @@ async function documentsWithOriginalHash(
   };
 }
 
-/** autocannon records latency in whole milliseconds, so anything under 1 ms reads as 0. */
-function formatLatency(ms: number): string {
-  return ms < 1 ? '<1' : ms.toFixed(0);
-}
-
-/** Two decimals, or two significant digits for small ratios (0.0074x rather than 0.01x). */
-function formatRatio(ratio: number): string {
-  return `${ratio >= 0.1 ? ratio.toFixed(2) : ratio.toPrecision(2)}x`;
-}
-
-function formatTable(rows: Measurement[], baseline: number): string {
-  const header = ['scenario', 'batches/s (mean)', 'p50 ms', 'p99 ms', 'posts/s', 'requests', 'vs bare'];
-  const body = rows.map((row) => [
-    row.name,
-    row.requestsPerSecond.toFixed(0),
-    formatLatency(row.p50),
-    formatLatency(row.p99),
-    (row.requestsPerSecond * POSTS).toFixed(0),
-    String(row.total),
-    formatRatio(row.requestsPerSecond / baseline),
-  ]);
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...body.map((cells) => (cells[i] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  const rule = `|${widths.map((width, i) => `${'-'.repeat(width + 1)}${i === 0 ? '-' : ':'}`).join('|')}|`;
-  return [line(header), rule, ...body.map(line)].join('\n');
-}
-
 async function main(): Promise<number> {
-  const cpuList = cpus();
   const bare = await createBareApp();
   let service: ServiceFixture | null = null;
   try {
@@ -353,10 +257,7 @@ async function main(): Promise<number> {
     const fixture = service;
     const body = postsBody(fixture.agentId);
     const htmlBytes = Array.from({ length: POSTS }, (_, i) => Buffer.byteLength(postHtml(i + 1)));
-    console.log(
-      `Posts sync: node ${process.version}, ${cpuList.length} x ${cpuList[0]?.model.trim() ?? 'unknown CPU'}, ` +
-        `${CONNECTIONS} connections, ${SECONDS} s per scenario after a ${WARMUP_SECONDS} s warm-up`,
-    );
+    console.log(describeRun('Posts sync', SECONDS));
     console.log(
       `Batch: ${POSTS} posts, ${(Buffer.byteLength(body) / 1024).toFixed(0)} KB of JSON; post HTML ` +
         `${(Math.min(...htmlBytes) / 1024).toFixed(1)}–${(Math.max(...htmlBytes) / 1024).toFixed(1)} KB`,
@@ -421,8 +322,7 @@ async function main(): Promise<number> {
     const rows: Measurement[] = [];
     for (const scenario of scenarios) {
       await verify(scenario);
-      await load(scenario, WARMUP_SECONDS);
-      const measured = await load(scenario, SECONDS);
+      const measured = await measure(scenario.name, loadTarget(scenario), SECONDS);
       measured.problem = scenario.afterLoad ? await scenario.afterLoad() : null;
       console.log(
         `  ${scenario.name}: ${measured.requestsPerSecond.toFixed(0)} batches/s, ` +
@@ -431,34 +331,23 @@ async function main(): Promise<number> {
       rows.push(measured);
     }
 
-    const baseline = rows[0]?.requestsPerSecond ?? 0;
-    console.log(`\n${formatTable(rows, baseline)}\n`);
-    for (const row of rows.slice(1)) {
-      console.log(`${row.name}: ${formatRatio(row.requestsPerSecond / baseline)} of bare Fastify`);
-    }
+    printComparison(rows, {
+      rateTitle: 'batches/s (mean)',
+      extraColumns: [{ title: 'posts/s', cell: (row) => (row.requestsPerSecond * POSTS).toFixed(0) }],
+    });
     const unchanged = rows[1]?.requestsPerSecond ?? 0;
     console.log(
       `Target (issue 3): unchanged batch ≥ ${TARGET_UNCHANGED_BATCHES_PER_SECOND} batches/s on the embedded store: ` +
         `${unchanged >= TARGET_UNCHANGED_BATCHES_PER_SECOND ? 'met' : 'not met'} (measured ${unchanged.toFixed(0)})`,
     );
 
-    const failed = rows.filter((row) => row.failures > 0 || row.problem !== null);
-    for (const row of failed) {
-      if (row.failures > 0) {
-        console.error(
-          `${row.name}: ${row.failures} errors, timeouts or non-2xx answers; its numbers are void`,
-        );
-      }
-      if (row.problem !== null) console.error(`${row.name}: ${row.problem}; its numbers are void`);
-    }
-    return failed.length > 0 ? 1 : 0;
+    return reportFailures(rows);
   } finally {
     await bare.close();
     if (service) {
       await service.app.close();
       await service.queue.stop(1_000);
-      await service.database.close();
-      await rm(service.dataDir, { recursive: true, force: true });
+      await service.store.close();
     }
   }
 }

@@ -1,0 +1,74 @@
+/**
+ * The store the benchmarks run the service over: a fresh embedded store (PGlite on disk in a
+ * temp `DATA_DIR`, as the default install uses it), migrated with `migrate()` and bootstrapped
+ * with one workspace and its admin token through the same services the CLI uses.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Config, loadConfig } from '../../../apps/server/src/config/config.js';
+import { type Database, openEmbeddedDatabase } from '../../../apps/server/src/db/database.js';
+import { loadMigrations, migrate } from '../../../apps/server/src/db/migrate.js';
+import { type BootstrapResult, bootstrap } from '../../../apps/server/src/services/bootstrap.js';
+import type { TenantScope } from '../../../apps/server/src/services/context.js';
+
+/** A migrated, bootstrapped embedded store in its own temp directory, and how to remove it. */
+export type EmbeddedStore = {
+  config: Config;
+  database: Database;
+  /** How many migrations were applied (createApp's `expectedMigrations`). */
+  migrationCount: number;
+  tenant: BootstrapResult;
+  /** The bootstrapped workspace, acting as the CLI, for seeding through the services. */
+  scope: TenantScope;
+  dataDir: string;
+  /** Closes the database and deletes its directory. */
+  close(): Promise<void>;
+};
+
+/** Opens, migrates and bootstraps a fresh embedded store; `env` adds to (or overrides) the bench config. */
+export async function openEmbeddedStore(env: Record<string, string> = {}): Promise<EmbeddedStore> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
+  let database: Database | null = null;
+  try {
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+      BCRYPT_COST: '4',
+      LOG_LEVEL: 'silent',
+      ...env,
+    });
+    const silent = { info() {}, warn() {} };
+    const opened = await openEmbeddedDatabase({ dataDir, log: silent });
+    database = opened;
+    const migrations = await loadMigrations();
+    await migrate(opened.pool, migrations);
+    const tenant = await bootstrap({
+      db: opened.db,
+      input: { email: 'bench@example.com', password: 'correct horse battery', workspace: 'Bench' },
+      bcryptCost: config.bcryptCost,
+    });
+    const scope: TenantScope = {
+      db: opened.db,
+      workspaceId: tenant.workspace.id,
+      actor: { type: 'cli', id: null },
+    };
+    return {
+      config,
+      database: opened,
+      migrationCount: migrations.length,
+      tenant,
+      scope,
+      dataDir,
+      async close() {
+        await opened.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await database?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
