@@ -6,6 +6,7 @@ import type { Config } from './config/config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { type Database, openEmbeddedDatabase, openPostgresDatabase } from './db/database.js';
 import { loadMigrations, type Migration, migrate } from './db/migrate.js';
+import { ensureOptionalIndexes } from './db/optional-indexes.js';
 import { withStartupLock } from './db/startup-lock.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { type JobDefinition, JobQueue } from './jobs/queue.js';
@@ -120,6 +121,7 @@ export async function prepareStore(
     const migrations = await loadMigrations();
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
+    await ensureOptionalIndexes(database.db, database.features);
     const queue = await JobQueue.start({ pool: database.pool, db: database.db, log, definitions });
     return { migrations, queue };
   });

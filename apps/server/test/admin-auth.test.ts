@@ -11,9 +11,11 @@ function request(route: AdminRoute, headers: Record<string, string>): InjectOpti
       ? { name: 'Matrix', abilities: ['admin'] }
       : route.method === 'PATCH' && route.url.includes('/sources/')
         ? { plugin_base: 'https://shop.example.com/wp-json/service/v1/' }
-        : route.method === 'POST' || route.method === 'PATCH'
-          ? { name: 'Matrix' }
-          : undefined;
+        : route.method === 'POST' && route.url.endsWith('/search')
+          ? { query: 'x' }
+          : route.method === 'POST' || route.method === 'PATCH'
+            ? { name: 'Matrix' }
+            : undefined;
   return body === undefined
     ? { method: route.method, url: route.url, headers }
     : {

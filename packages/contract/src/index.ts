@@ -6,5 +6,6 @@ export * from './envelopes.js';
 export * from './errors.js';
 export * from './hmac.js';
 export * from './origin.js';
+export * from './search.js';
 export * from './site.js';
 export * from './source.js';

@@ -1,0 +1,219 @@
+import type { TSearchHit } from '@service/contract';
+import { type Kysely, sql } from 'kysely';
+import type { DatabaseFeatures } from '../db/database.js';
+import type { DB } from '../db/schema.js';
+import { notFound } from '../errors/app-error.js';
+import { textSearchConfig } from '../jobs/index-document.js';
+
+/** The reciprocal-rank-fusion constant: a hit at rank r in one list adds 1 / (RRF_K + r). */
+export const RRF_K = 60;
+
+/** Default and largest number of hits. */
+export const DEFAULT_LIMIT = 8;
+export const MAX_LIMIT = 50;
+
+/** At most this many words of a query go into the OR form and the trigram text. */
+const MAX_TERMS = 32;
+/** Longer "words" are dropped from the OR form (no real word is this long). */
+const MAX_TERM_LENGTH = 64;
+/** Below this word similarity a chunk is not a trigram hit. */
+const TRIGRAM_THRESHOLD = 0.45;
+
+/** The retrievers whose ranks a hit reports. Vector similarity joins here once embeddings exist. */
+export type RetrieverName = 'fulltext' | 'trigram';
+
+/** One retriever's answer: chunk ids, best first. */
+export type RankedList = { name: RetrieverName; ids: string[] };
+
+/** A fused hit before its chunk is loaded. */
+export type FusedHit = { id: string; score: number; ranks: Partial<Record<RetrieverName, number>> };
+
+/**
+ * Reciprocal rank fusion: every list a chunk appears in adds 1 / (k + rank), rank 1-based.
+ * Ties go to the chunk with the best single rank, then to the smaller id, so the order is stable.
+ * Takes any number of lists: a vector retriever is one more list.
+ */
+export function fuseRankedLists(lists: readonly RankedList[], k: number = RRF_K): FusedHit[] {
+  const fused = new Map<string, FusedHit>();
+  for (const list of lists) {
+    list.ids.forEach((id, index) => {
+      const rank = index + 1;
+      const hit = fused.get(id) ?? { id, score: 0, ranks: {} };
+      if (hit.ranks[list.name] !== undefined) return; // a list names a chunk once
+      hit.ranks[list.name] = rank;
+      hit.score += 1 / (k + rank);
+      fused.set(id, hit);
+    });
+  }
+  const bestRank = (hit: FusedHit) => Math.min(...Object.values(hit.ranks));
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || bestRank(a) - bestRank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+/**
+ * A query cleaned for use as data: NFKC, control characters (NUL breaks Postgres text) and
+ * surrounding space gone, inner whitespace collapsed.
+ */
+export function normalizeQuery(query: string): string {
+  return (
+    query
+      .normalize('NFKC')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
+}
+
+/**
+ * The words of a query: runs of letters, marks and digits, lower case, de-duplicated, at most
+ * MAX_TERMS of them, over-long ones dropped. Nothing else survives, so no tsquery operator,
+ * quote, backslash or weight can come from the user.
+ */
+export function queryTerms(query: string): string[] {
+  const terms: string[] = [];
+  for (const match of normalizeQuery(query)
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
+    const term = match[0];
+    if (term.length > MAX_TERM_LENGTH || terms.includes(term)) continue;
+    terms.push(term);
+    if (terms.length === MAX_TERMS) break;
+  }
+  return terms;
+}
+
+/**
+ * The OR form of a query for `to_tsquery`: each word quoted as a lexeme, joined by ` | `
+ * (`'refund' | 'policy'`). Null when the query has no words.
+ */
+export function orTsQuery(query: string): string | null {
+  const terms = queryTerms(query);
+  return terms.length === 0 ? null : terms.map((term) => `'${term}'`).join(' | ');
+}
+
+/** What a search needs: where, for whom, what, how many, and which optional retrievers exist. */
+export type SearchInput = {
+  db: Kysely<DB>;
+  workspaceId: string;
+  agentId: string;
+  query: string;
+  limit?: number | undefined;
+  features: DatabaseFeatures;
+};
+
+/**
+ * Hybrid search over one agent's chunks: full-text (strict `websearch_to_tsquery` plus an OR
+ * form for recall, in both `simple` and the agent's language) and, with pg_trgm, trigram word
+ * similarity for typos, fused by reciprocal rank. Every branch filters by workspace and agent
+ * in its own SQL. An agent of another workspace (or none) is a 404.
+ */
+export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
+  const { db, workspaceId, agentId, features } = input;
+  const limit = Math.min(MAX_LIMIT, Math.max(1, Math.trunc(input.limit ?? DEFAULT_LIMIT)));
+  const agent = await db
+    .selectFrom('agents')
+    .select('language_default')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', agentId)
+    .executeTakeFirst();
+  if (!agent) throw notFound();
+
+  const query = normalizeQuery(input.query);
+  if (query === '') return [];
+  const candidates = Math.min(200, Math.max(50, limit * 5));
+  const scope = { db, workspaceId, agentId, candidates };
+  const config = await textSearchConfig(db, agent.language_default);
+  const lists: RankedList[] = [await fullTextList(scope, query, config)];
+  if (features.trigram) lists.push(await trigramList(scope, query));
+  // Vector similarity (pgvector, once chunks carry embeddings) is one more RankedList here.
+
+  const top = fuseRankedLists(lists).slice(0, limit);
+  return loadHits(scope, top);
+}
+
+type Scope = { db: Kysely<DB>; workspaceId: string; agentId: string; candidates: number };
+
+/**
+ * Chunks matching the strict query (all words, phrases, -exclusions) or the OR form (any
+ * word), in `simple` and in the agent's configuration. Strict matches rank first, then by
+ * cover density against the OR form.
+ */
+async function fullTextList(scope: Scope, query: string, config: string): Promise<RankedList> {
+  const or = orTsQuery(query);
+  const strict = sql`(websearch_to_tsquery('simple', ${query}) || websearch_to_tsquery(${config}::regconfig, ${query}))`;
+  const loose =
+    or === null ? strict : sql`(to_tsquery('simple', ${or}) || to_tsquery(${config}::regconfig, ${or}))`;
+  const result = await sql<{ id: string }>`
+    with q as (select ${strict} as strict, ${loose} as loose)
+    select c.id
+    from chunks c, q
+    where c.workspace_id = ${scope.workspaceId}
+      and c.agent_id = ${scope.agentId}
+      and (c.tsv @@ q.strict or c.tsv @@ q.loose)
+    order by (c.tsv @@ q.strict) desc,
+      ts_rank_cd(c.tsv, q.loose) desc,
+      ts_rank_cd(c.tsv, q.strict) desc,
+      c.id
+    limit ${scope.candidates}`.execute(scope.db);
+  return { name: 'fulltext', ids: result.rows.map((row) => row.id) };
+}
+
+/**
+ * Chunks containing a stretch of text similar to the query's words (pg_trgm word similarity),
+ * which finds misspellings full-text misses. The `<%` operator uses chunks_content_trgm_idx;
+ * the threshold is set for this transaction only.
+ */
+async function trigramList(scope: Scope, query: string): Promise<RankedList> {
+  const text = queryTerms(query).join(' ');
+  if (text === '') return { name: 'trigram', ids: [] };
+  const rows = await scope.db.transaction().execute(async (trx) => {
+    await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TRIGRAM_THRESHOLD)}, true)`.execute(
+      trx,
+    );
+    const result = await sql<{ id: string }>`
+      select c.id
+      from chunks c
+      where c.workspace_id = ${scope.workspaceId}
+        and c.agent_id = ${scope.agentId}
+        and ${text} <% c.content
+      order by word_similarity(${text}, c.content) desc, c.id
+      limit ${scope.candidates}`.execute(trx);
+    return result.rows;
+  });
+  return { name: 'trigram', ids: rows.map((row) => row.id) };
+}
+
+/** Loads the fused hits' chunks and documents (again within the workspace and agent), in fused order. */
+async function loadHits(scope: Scope, top: FusedHit[]): Promise<TSearchHit[]> {
+  if (top.length === 0) return [];
+  const rows = await scope.db
+    .selectFrom('chunks')
+    .innerJoin('documents', 'documents.id', 'chunks.document_id')
+    .select([
+      'chunks.id as chunk_id',
+      'chunks.document_id',
+      'documents.source_id',
+      'documents.title',
+      'documents.url',
+      'chunks.content',
+    ])
+    .where('chunks.workspace_id', '=', scope.workspaceId)
+    .where('chunks.agent_id', '=', scope.agentId)
+    .where('documents.workspace_id', '=', scope.workspaceId)
+    .where(
+      'chunks.id',
+      'in',
+      top.map((hit) => hit.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((row) => [row.chunk_id, row]));
+  const hits: TSearchHit[] = [];
+  for (const hit of top) {
+    const row = byId.get(hit.id);
+    if (!row) continue; // deleted between the ranking and this read
+    hits.push({ ...row, score: hit.score, ranks: hit.ranks });
+  }
+  return hits;
+}

@@ -1,0 +1,42 @@
+import { dataEnvelope, ZSearchRequest, ZSearchResult } from '@service/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../app-deps.js';
+import { searchChunks } from '../../retrieval/search.js';
+import { adminScope } from './admin-auth.js';
+import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+
+const tags = ['admin: search'];
+
+/** `POST /api/v1/admin/agents/{id}/search`: hybrid retrieval over one agent's indexed chunks. */
+export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/agents/:id/search',
+      {
+        schema: {
+          tags,
+          summary: "Search an agent's indexed knowledge",
+          description:
+            'Full-text (all words, then any word; simple and the agent language) and, where pg_trgm ' +
+            'exists, trigram similarity for typos, fused by reciprocal rank (k = 60).',
+          security: bearerSecurity,
+          params: ZIdParams,
+          body: ZSearchRequest,
+          response: { 200: dataEnvelope(ZSearchResult), ...recordErrorResponses },
+        },
+      },
+      async (request) => {
+        const scope = adminScope(deps.database.db, request);
+        const hits = await searchChunks({
+          db: scope.db,
+          workspaceId: scope.workspaceId,
+          agentId: request.params.id,
+          query: request.body.query,
+          limit: request.body.limit,
+          features: deps.database.features,
+        });
+        return { data: { query: request.body.query, hits } };
+      },
+    );
+  };
+}
