@@ -58,7 +58,9 @@ export async function startService(
     }
     cleanups.push(() => database.close());
 
-    const { migrations, queue } = await prepareStore(database, log);
+    const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, {
+      safeUrlAllow: config.safeUrlAllow,
+    });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
     if (options.worker ?? true) await queue.work();
 
@@ -116,13 +118,20 @@ export async function prepareStore(
   database: Database,
   log: Logger,
   definitions: readonly JobDefinition<unknown>[] = JOB_DEFINITIONS,
+  options: { safeUrlAllow?: readonly string[] } = {},
 ): Promise<{ migrations: Migration[]; queue: JobQueue }> {
   return withStartupLock(database.pool, database.mode, async () => {
     const migrations = await loadMigrations();
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
     await ensureOptionalIndexes(database.db, database.features);
-    const queue = await JobQueue.start({ pool: database.pool, db: database.db, log, definitions });
+    const queue = await JobQueue.start({
+      pool: database.pool,
+      db: database.db,
+      log,
+      definitions,
+      ...(options.safeUrlAllow ? { safeUrlAllow: options.safeUrlAllow } : {}),
+    });
     return { migrations, queue };
   });
 }

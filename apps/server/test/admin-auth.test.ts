@@ -13,9 +13,13 @@ function request(route: AdminRoute, headers: Record<string, string>): InjectOpti
         ? { plugin_base: 'https://shop.example.com/wp-json/service/v1/' }
         : route.method === 'POST' && route.url.endsWith('/search')
           ? { query: 'x' }
-          : route.method === 'POST' || route.method === 'PATCH'
-            ? { name: 'Matrix' }
-            : undefined;
+          : route.method === 'POST' && route.url.endsWith('/sources')
+            ? { type: 'text', text: 'Matrix' }
+            : route.method === 'POST' && route.url.endsWith('/reindex')
+              ? undefined
+              : route.method === 'POST' || route.method === 'PATCH'
+                ? { name: 'Matrix' }
+                : undefined;
   return body === undefined
     ? { method: route.method, url: route.url, headers }
     : {

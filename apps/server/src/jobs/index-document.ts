@@ -66,6 +66,7 @@ export const indexDocumentJob = defineJob({
           'id',
           'workspace_id',
           'agent_id',
+          'source_id',
           'content_text',
           'content_hash',
           'indexed_hash',
@@ -98,6 +99,23 @@ export const indexDocumentJob = defineJob({
         .updateTable('documents')
         .set({ index_status: 'indexed', indexed_hash: doc.content_hash, indexed_at: new Date() })
         .where('id', '=', doc.id)
+        .execute();
+      // A source waiting for its documents (a pasted text) is indexed once none is pending.
+      await trx
+        .updateTable('sources')
+        .set({ status: 'indexed', updated_at: new Date() })
+        .where('id', '=', doc.source_id)
+        .where('status', '=', 'indexing')
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('documents')
+                .select('documents.id')
+                .whereRef('documents.source_id', '=', 'sources.id')
+                .where('documents.index_status', '<>', 'indexed'),
+            ),
+          ),
+        )
         .execute();
       log.debug({ documentId, chunks: pieces.length }, 'document indexed');
     });

@@ -10,7 +10,16 @@ import type { Queryable } from '../services/context.js';
 export const QUEUE_SCHEMA = 'pgboss';
 
 /** What a handler gets besides its payload. */
-export type JobContext = { db: Kysely<DB>; log: Logger; jobId: string; attempt: number };
+export type JobContext = {
+  db: Kysely<DB>;
+  log: Logger;
+  jobId: string;
+  attempt: number;
+  /** SAFE_URL_ALLOW entries for jobs that fetch through the crawl-safety guard; absent means none. */
+  safeUrlAllow?: readonly string[];
+  /** The queue, for jobs that enqueue follow-up jobs (the worker always sets it). */
+  queue?: JobQueue;
+};
 
 /**
  * A job: a name, a payload schema (ids and hashes, never documents), retry policy and an
@@ -42,6 +51,7 @@ export class JobQueue {
     private readonly db: Kysely<DB>,
     private readonly log: Logger,
     private readonly definitions: ReadonlyMap<string, JobDefinition<unknown>>,
+    private readonly safeUrlAllow: readonly string[],
   ) {}
 
   /** Starts pg-boss on `pool` (creating its schema on first use) and declares every queue. */
@@ -51,6 +61,8 @@ export class JobQueue {
     log: Logger;
     definitions: readonly JobDefinition<unknown>[];
     maintenance?: boolean;
+    /** SAFE_URL_ALLOW, handed to handlers that fetch (config.safeUrlAllow); default none. */
+    safeUrlAllow?: readonly string[];
   }): Promise<JobQueue> {
     const pool = options.pool;
     const boss = new PgBoss({
@@ -76,7 +88,7 @@ export class JobQueue {
       await boss.createQueue(definition.name, queueOptions);
       await boss.updateQueue(definition.name, queueOptions);
     }
-    return new JobQueue(boss, options.db, options.log, byName);
+    return new JobQueue(boss, options.db, options.log, byName, options.safeUrlAllow ?? []);
   }
 
   /**
@@ -158,6 +170,8 @@ export class JobQueue {
               log,
               jobId: job.id,
               attempt: job.retryCount + 1,
+              safeUrlAllow: this.safeUrlAllow,
+              queue: this,
             });
           }
         },

@@ -1,7 +1,11 @@
-import type { TSource, TSourceUpdate } from '@service/contract';
+import type { TSource, TSourceCreate, TSourceUpdate } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { DB, SourceRow } from '../db/schema.js';
 import { AppError, notFound } from '../errors/app-error.js';
+import { fetchSourceJob, sha256Hex } from '../jobs/fetch-source.js';
+import { indexDocumentJob } from '../jobs/index-document.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
 
@@ -73,6 +77,170 @@ export async function updateSource(
       action: 'source.updated',
       target: { type: 'source', id: sourceId },
       metadata: { plugin_base: { from: current.plugin_base, to: input.plugin_base } },
+      requestId: scope.requestId,
+    });
+  });
+  return getSource(scope, sourceId);
+}
+
+/** Source types an admin manages here; `site` and `products` belong to a site plugin's syncs. */
+const ADMIN_SOURCE_TYPES: ReadonlySet<string> = new Set(['text', 'url']);
+
+/**
+ * Adds a `text` or `url` source to an agent of the workspace. A text source stores its one
+ * document and queues its indexing; a url source is queued for a guarded fetch. Audited, and
+ * the job exists exactly when the source commits.
+ */
+export async function createSource(
+  scope: TenantScope & { queue: JobQueue },
+  agentId: string,
+  input: TSourceCreate,
+): Promise<TSource> {
+  const sourceId = newId();
+  await scope.db.transaction().execute(async (trx) => {
+    const agent = await trx
+      .selectFrom('agents')
+      .select('id')
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', agentId)
+      .executeTakeFirst();
+    if (!agent) throw notFound();
+    const name = input.name || (input.type === 'url' ? input.url : 'Pasted text');
+    await trx
+      .insertInto('sources')
+      .values({
+        id: sourceId,
+        workspace_id: scope.workspaceId,
+        agent_id: agentId,
+        type: input.type,
+        name,
+        status: input.type === 'text' ? 'indexing' : 'queued',
+        config: JSON.stringify(input.type === 'url' ? { url: input.url } : {}),
+      })
+      .execute();
+    if (input.type === 'text') {
+      const documentId = newId();
+      await trx
+        .insertInto('documents')
+        .values({
+          id: documentId,
+          workspace_id: scope.workspaceId,
+          agent_id: agentId,
+          source_id: sourceId,
+          external_id: 'text',
+          kind: 'text',
+          title: name,
+          content_text: input.text,
+          content_hash: sha256Hex(input.text),
+          index_status: 'pending',
+        })
+        .execute();
+      await scope.queue.send(indexDocumentJob, { documentId }, { key: documentId, db: trx });
+    } else {
+      await scope.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });
+    }
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'source.created',
+      target: { type: 'source', id: sourceId },
+      metadata: {
+        agent_id: agentId,
+        type: input.type,
+        name,
+        ...(input.type === 'url' ? { url: input.url } : {}),
+      },
+      requestId: scope.requestId,
+    });
+  });
+  return getSource(scope, sourceId);
+}
+
+/** Deletes a source with its documents and chunks (by cascade). Audited. */
+export async function deleteSource(scope: TenantScope, sourceId: string): Promise<void> {
+  await scope.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('sources')
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', sourceId)
+      .returning(['id', 'agent_id', 'type', 'name'])
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'source.deleted',
+      target: { type: 'source', id: row.id },
+      metadata: { agent_id: row.agent_id, type: row.type, name: row.name },
+      requestId: scope.requestId,
+    });
+  });
+}
+
+/**
+ * Re-indexes a source: a url source is queued for a fresh fetch (its page is re-indexed only
+ * if its content hash changed); a text source's document is queued only if it is not indexed
+ * at its current hash. Site plugin sources are refreshed by their syncs (422). Audited.
+ */
+export async function reindexSource(
+  scope: TenantScope & { queue: JobQueue },
+  sourceId: string,
+): Promise<TSource> {
+  await scope.db.transaction().execute(async (trx) => {
+    const source = await trx
+      .selectFrom('sources')
+      .select(['id', 'type'])
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', sourceId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!source) throw notFound();
+    if (!ADMIN_SOURCE_TYPES.has(source.type)) {
+      const message = 'Only text and url sources can be re-indexed; a site plugin re-syncs its own.';
+      throw new AppError('validation_failed', { message, errors: { type: [message] } });
+    }
+    let queued = 0;
+    if (source.type === 'url') {
+      await trx
+        .updateTable('sources')
+        .set({ status: 'queued', error: null, updated_at: new Date() })
+        .where('id', '=', sourceId)
+        .execute();
+      await scope.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });
+      queued = 1;
+    } else {
+      const stale = await trx
+        .selectFrom('documents')
+        .select('id')
+        .where('source_id', '=', sourceId)
+        .where((eb) =>
+          eb.or([
+            eb('index_status', '<>', 'indexed'),
+            eb('indexed_hash', 'is', null),
+            eb('indexed_hash', '<>', eb.ref('content_hash')),
+          ]),
+        )
+        .execute();
+      if (stale.length > 0) {
+        await trx
+          .updateTable('sources')
+          .set({ status: 'indexing', error: null, updated_at: new Date() })
+          .where('id', '=', sourceId)
+          .execute();
+        await scope.queue.sendMany(
+          indexDocumentJob,
+          stale.map((doc) => ({ payload: { documentId: doc.id }, key: doc.id })),
+          { db: trx },
+        );
+      }
+      queued = stale.length;
+    }
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'source.reindexed',
+      target: { type: 'source', id: sourceId },
+      metadata: { type: source.type, queued },
       requestId: scope.requestId,
     });
   });

@@ -91,6 +91,13 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   { method: 'GET', url: '/api/v1/admin/agents/01ABC/sources', openapi: '/api/v1/admin/agents/{id}/sources' },
   { method: 'GET', url: '/api/v1/admin/sources/01ABC', openapi: '/api/v1/admin/sources/{id}' },
   { method: 'PATCH', url: '/api/v1/admin/sources/01ABC', openapi: '/api/v1/admin/sources/{id}' },
+  { method: 'POST', url: '/api/v1/admin/agents/01ABC/sources', openapi: '/api/v1/admin/agents/{id}/sources' },
+  { method: 'DELETE', url: '/api/v1/admin/sources/01ABC', openapi: '/api/v1/admin/sources/{id}' },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/sources/01ABC/reindex',
+    openapi: '/api/v1/admin/sources/{id}/reindex',
+  },
   { method: 'POST', url: '/api/v1/admin/agents/01ABC/search', openapi: '/api/v1/admin/agents/{id}/search' },
 ];
 

@@ -1,8 +1,17 @@
-import { dataEnvelope, ZSource, ZSourceUpdate } from '@service/contract';
+import { dataEnvelope, ZSource, ZSourceCreate, ZSourceUpdate } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { getSource, listAgentSources, updateSource } from '../../services/sources.js';
+import { AppError } from '../../errors/app-error.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import {
+  createSource,
+  deleteSource,
+  getSource,
+  listAgentSources,
+  reindexSource,
+  updateSource,
+} from '../../services/sources.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 
@@ -10,6 +19,10 @@ const tags = ['admin: sources'];
 
 /** `/api/v1/admin/agents/{id}/sources` and `/api/v1/admin/sources/{id}`. */
 export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  const queue = (): JobQueue => {
+    if (!deps.queue) throw new AppError('internal_error', { message: 'The job queue is not running.' });
+    return deps.queue;
+  };
   return async (app) => {
     app.get(
       '/agents/:id/sources',
@@ -58,6 +71,68 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => ({
         data: await updateSource(adminScope(deps.database.db, request), request.params.id, request.body),
       }),
+    );
+
+    app.post(
+      '/agents/:id/sources',
+      {
+        schema: {
+          tags,
+          summary: 'Add a text or url source to an agent',
+          description:
+            'A text source is stored as one document and queued for indexing (status indexing). ' +
+            'A url source is queued (status queued) for one guarded fetch; a refused or failed ' +
+            'fetch sets status failed with the reason in error. Site plugin sources are created by syncs only.',
+          security: bearerSecurity,
+          params: ZIdParams,
+          body: ZSourceCreate,
+          response: { 201: dataEnvelope(ZSource), ...recordErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const scope = { ...adminScope(deps.database.db, request), queue: queue() };
+        const source = await createSource(scope, request.params.id, request.body);
+        return reply.status(201).send({ data: source });
+      },
+    );
+
+    app.delete(
+      '/sources/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a source with its documents and chunks',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 204: z.null().describe('Deleted'), ...recordErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        await deleteSource(adminScope(deps.database.db, request), request.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.post(
+      '/sources/:id/reindex',
+      {
+        schema: {
+          tags,
+          summary: 'Re-fetch and re-index what changed',
+          description:
+            'A url source is queued for a fresh fetch; only a page whose content hash changed is ' +
+            're-indexed. A text source is re-indexed only if it is not indexed at its current hash. ' +
+            'Site plugin sources (site, products) are 422.',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 202: dataEnvelope(ZSource), ...recordErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const scope = { ...adminScope(deps.database.db, request), queue: queue() };
+        const source = await reindexSource(scope, request.params.id);
+        return reply.status(202).send({ data: source });
+      },
     );
   };
 }

@@ -1,0 +1,438 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { ZSearchResult, ZSource } from '@service/contract';
+import { sql } from 'kysely';
+import { fetchSourceJob } from '../src/jobs/fetch-source.js';
+import { createLogger } from '../src/logger.js';
+import { checkUrl } from '../src/outbound/index.js';
+import { newId } from '../src/security/ids.js';
+import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
+import { chunksOf, runIndexJob } from './support/integration.js';
+import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
+
+// Every HTTP server here binds to 127.0.0.1. The only other URL fetched is a cloud metadata IP
+// literal, which the guard refuses before any DNS lookup or connection.
+
+type CountingServer = {
+  port: number;
+  requests: string[];
+  page: { body: string; type: string };
+  close(): Promise<void>;
+};
+
+async function startServer(): Promise<CountingServer> {
+  const requests: string[] = [];
+  const page = { body: '', type: 'text/html; charset=utf-8' };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    requests.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': page.type });
+    res.end(page.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address: AddressInfo | string | null = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return {
+    port: address.port,
+    requests,
+    page,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Runs the fetch-source handler as the worker would, with the app's SAFE_URL_ALLOW and queue. */
+function runFetchJob(app: TestApp, sourceId: string): Promise<void> {
+  assert.ok(app.queue, 'the test app has a queue');
+  return fetchSourceJob.handle(
+    { sourceId },
+    {
+      db: app.database.db,
+      log: createLogger('silent'),
+      jobId: 'test',
+      attempt: 1,
+      safeUrlAllow: app.config.safeUrlAllow,
+      queue: app.queue,
+    },
+  );
+}
+
+/** Every job of `name` keyed `key`, in any state. */
+async function jobsFor(app: TestApp, name: string, key: string): Promise<number> {
+  const result = await sql<{ n: string }>`
+    select count(*) as n from pgboss.job where name = ${name} and singleton_key = ${key}`.execute(
+    app.database.db,
+  );
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** Marks a key's queued jobs done, as the worker would after running them. */
+async function completeJobs(app: TestApp, name: string, key: string): Promise<void> {
+  await sql`update pgboss.job set state = 'completed' where name = ${name} and singleton_key = ${key}
+    and state = 'created'`.execute(app.database.db);
+}
+
+async function sourceRow(app: TestApp, id: string) {
+  return app.database.db.selectFrom('sources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function documentsOfSource(app: TestApp, id: string) {
+  return app.database.db.selectFrom('documents').selectAll().where('source_id', '=', id).execute();
+}
+
+const PAGE_V1 =
+  '<html><head><title>Returns &amp; refunds</title></head><body><nav>Menu Home Shop</nav>' +
+  '<h1>Returns</h1><p>Parcels may be returned within thirty days for a full refund.</p></body></html>';
+const PAGE_V2 = PAGE_V1.replace('thirty days', 'sixty days');
+
+describe('admin API: creating, deleting and re-indexing text and url sources', () => {
+  let t: TestApp;
+  let acme: Tenant;
+  let other: Tenant;
+  let agentId: string;
+  let site: CountingServer;
+
+  before(async () => {
+    site = await startServer();
+    site.page.body = PAGE_V1;
+    t = await createTestApp({ env: { SAFE_URL_ALLOW: `127.0.0.1:${site.port}` } });
+    acme = await seedTenant(t, 'Acme');
+    other = await seedTenant(t, 'Other');
+    agentId = (await injectJson(t.app, 'POST', '/api/v1/admin/agents', { name: 'Bot' }, acme.auth)).json()
+      .data.id;
+  });
+  after(async () => {
+    await t.close();
+    await site.close();
+  });
+
+  const create = (body: unknown, tenant: Tenant = acme, agent: string = agentId) =>
+    injectJson(t.app, 'POST', `/api/v1/admin/agents/${agent}/sources`, body, tenant.auth);
+
+  test('a text source stores one document, queues its indexing, and becomes searchable', async () => {
+    const text =
+      'Our warehouse ships zeppelin spare parts every Tuesday.\n\nOrders before noon go out the same day.';
+    const source = expectData(await create({ type: 'text', name: 'Shipping', text }), 201, ZSource);
+    assert.equal(source.type, 'text');
+    assert.equal(source.name, 'Shipping');
+    assert.equal(source.status, 'indexing');
+    assert.equal(source.error, null);
+    assert.equal(source.document_count, 1);
+
+    const [doc, ...rest] = await documentsOfSource(t, source.id);
+    assert.ok(doc);
+    assert.equal(rest.length, 0);
+    assert.equal(doc.external_id, 'text');
+    assert.equal(doc.kind, 'text');
+    assert.equal(doc.content_text, text);
+    assert.equal(doc.content_hash, sha256(text));
+    assert.equal(doc.index_status, 'pending');
+    assert.equal(await jobsFor(t, 'index-document', doc.id), 1);
+
+    const audit = (await auditRows(t, acme.workspace.id)).filter((row) => row.action === 'source.created');
+    assert.equal(audit.at(-1)?.target_id, source.id);
+
+    await runIndexJob(t, doc.id);
+    assert.equal((await sourceRow(t, source.id)).status, 'indexed');
+    assert.ok((await chunksOf(t, doc.id)).length > 0);
+    const res = await injectJson(
+      t.app,
+      'POST',
+      `/api/v1/admin/agents/${agentId}/search`,
+      { query: 'zeppelin spare parts' },
+      acme.auth,
+    );
+    const result = expectData(res, 200, ZSearchResult);
+    assert.equal(result.hits[0]?.source_id, source.id);
+    assert.match(result.hits[0]?.content ?? '', /zeppelin spare parts/);
+
+    // Re-indexing an indexed text queues nothing; its status stays indexed.
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/sources/${source.id}/reindex`,
+      headers: acme.auth,
+    });
+    assert.equal(expectData(again, 202, ZSource).status, 'indexed');
+    assert.equal(await jobsFor(t, 'index-document', doc.id), 1);
+  });
+
+  test('a url source on an allowed loopback server is fetched, stored and indexed; reindex re-indexes only a change', async () => {
+    const url = `http://127.0.0.1:${site.port}/returns`;
+    const created = expectData(await create({ type: 'url', url }), 201, ZSource);
+    assert.equal(created.status, 'queued');
+    assert.equal(created.name, url);
+    assert.equal(created.document_count, 0);
+    assert.deepEqual((await sourceRow(t, created.id)).config, { url });
+    assert.equal(await jobsFor(t, 'fetch-source', created.id), 1);
+    assert.equal(site.requests.length, 0, 'nothing is fetched until the job runs');
+
+    await runFetchJob(t, created.id);
+    assert.equal(site.requests.length, 1);
+    const fetched = await sourceRow(t, created.id);
+    assert.equal(fetched.status, 'indexed');
+    assert.equal(fetched.error, null);
+    const [doc] = await documentsOfSource(t, created.id);
+    assert.ok(doc);
+    assert.equal(doc.external_id, url);
+    assert.equal(doc.url, url);
+    assert.equal(doc.title, 'Returns & refunds');
+    assert.match(doc.content_text, /thirty days/);
+    assert.doesNotMatch(doc.content_text, /Menu Home Shop/, 'navigation is dropped');
+    assert.equal(doc.content_hash, sha256(doc.content_text));
+    assert.equal(await jobsFor(t, 'index-document', doc.id), 1);
+    await runIndexJob(t, doc.id);
+    await completeJobs(t, 'index-document', doc.id);
+    await completeJobs(t, 'fetch-source', created.id);
+
+    const reindex = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/admin/sources/${created.id}/reindex`,
+        headers: acme.auth,
+      });
+
+    // Unchanged page: fetched again, no new index job.
+    assert.equal(expectData(await reindex(), 202, ZSource).status, 'queued');
+    assert.equal(await jobsFor(t, 'fetch-source', created.id), 2);
+    await runFetchJob(t, created.id);
+    assert.equal(site.requests.length, 2);
+    assert.equal((await sourceRow(t, created.id)).status, 'indexed');
+    assert.equal(await jobsFor(t, 'index-document', doc.id), 1);
+    await completeJobs(t, 'fetch-source', created.id);
+
+    // Changed page: a new index job, and the search finds the new text once it ran.
+    site.page.body = PAGE_V2;
+    expectData(await reindex(), 202, ZSource);
+    await runFetchJob(t, created.id);
+    assert.equal(site.requests.length, 3);
+    assert.equal(await jobsFor(t, 'index-document', doc.id), 2);
+    const [changed] = await documentsOfSource(t, created.id);
+    assert.ok(changed);
+    assert.equal(changed.id, doc.id);
+    assert.match(changed.content_text, /sixty days/);
+    assert.equal(changed.index_status, 'pending');
+    await runIndexJob(t, doc.id);
+    const hits = expectData(
+      await injectJson(
+        t.app,
+        'POST',
+        `/api/v1/admin/agents/${agentId}/search`,
+        { query: 'sixty days' },
+        acme.auth,
+      ),
+      200,
+      ZSearchResult,
+    ).hits;
+    assert.equal(hits[0]?.document_id, doc.id);
+  });
+
+  test('a plain-text page is stored as is; another content type fails with the reason', async () => {
+    site.page.type = 'text/plain; charset=utf-8';
+    site.page.body = 'Opening hours: nine to five, Monday to Friday.';
+    const plain = expectData(
+      await create({ type: 'url', name: 'Hours', url: `http://127.0.0.1:${site.port}/hours.txt` }),
+      201,
+      ZSource,
+    );
+    await runFetchJob(t, plain.id);
+    const [doc] = await documentsOfSource(t, plain.id);
+    assert.equal(doc?.content_text, 'Opening hours: nine to five, Monday to Friday.');
+    assert.equal(doc?.title, `http://127.0.0.1:${site.port}/hours.txt`);
+
+    site.page.type = 'application/json';
+    const json = expectData(
+      await create({ type: 'url', url: `http://127.0.0.1:${site.port}/data.json` }),
+      201,
+      ZSource,
+    );
+    await runFetchJob(t, json.id);
+    const failed = await sourceRow(t, json.id);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.error, 'refused: content type application/json is not accepted');
+    assert.equal((await documentsOfSource(t, json.id)).length, 0);
+    site.page.type = 'text/html; charset=utf-8';
+    site.page.body = PAGE_V1;
+  });
+
+  test('DELETE removes the source with its documents and chunks, audited; a second DELETE is 404', async () => {
+    const text = 'Temporary knowledge about quokkas.';
+    const source = expectData(await create({ type: 'text', text }), 201, ZSource);
+    assert.equal(source.name, 'Pasted text');
+    const [doc] = await documentsOfSource(t, source.id);
+    assert.ok(doc);
+    await runIndexJob(t, doc.id);
+    assert.ok((await chunksOf(t, doc.id)).length > 0);
+
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/admin/sources/${source.id}`,
+      headers: acme.auth,
+    });
+    assert.equal(res.statusCode, 204, res.body);
+    assert.equal(res.body, '');
+    assert.equal(
+      await t.database.db.selectFrom('sources').select('id').where('id', '=', source.id).executeTakeFirst(),
+      undefined,
+    );
+    assert.equal((await documentsOfSource(t, source.id)).length, 0);
+    assert.equal((await chunksOf(t, doc.id)).length, 0);
+    const audit = (await auditRows(t, acme.workspace.id)).filter((row) => row.action === 'source.deleted');
+    assert.equal(audit.length, 1);
+    assert.equal(audit[0]?.target_id, source.id);
+    assert.deepEqual(audit[0]?.metadata, { agent_id: agentId, type: 'text', name: 'Pasted text' });
+
+    const again = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/admin/sources/${source.id}`,
+      headers: acme.auth,
+    });
+    expectError(again, 404, 'not_found');
+  });
+
+  test('bad bodies are 422 and create nothing', async () => {
+    const before = await t.database.db.selectFrom('sources').select('id').execute();
+    expectValidation(await create({ type: 'url', url: 'ftp://example.com/file.txt' }), ['url']);
+    expectValidation(await create({ type: 'url', url: 'javascript:alert(1)' }), ['url']);
+    expectValidation(await create({ type: 'url', url: `https://example.com/${'a'.repeat(2048)}` }), ['url']);
+    expectValidation(await create({ type: 'text', text: '' }), ['text']);
+    expectValidation(await create({ type: 'text' }), ['text']);
+    expectValidation(await create({ type: 'text', text: 'x', url: 'https://example.com/' }), ['url']);
+    expectError(await create({ type: 'pdf', text: 'x' }), 422, 'validation_failed');
+    expectError(
+      await create({ type: 'site', site_url: 'https://shop.example.com' }),
+      422,
+      'validation_failed',
+    );
+    expectError(await create({ type: 'products' }), 422, 'validation_failed');
+    expectError(await create({ text: 'no type' }), 422, 'validation_failed');
+    expectError(await create([]), 422, 'validation_failed');
+    const afterwards = await t.database.db.selectFrom('sources').select('id').execute();
+    assert.equal(afterwards.length, before.length);
+  });
+
+  test("another workspace's agent or source is 404, and nothing changes", async () => {
+    const mine = expectData(await create({ type: 'text', text: 'Private notes.' }), 201, ZSource);
+    expectError(await create({ type: 'text', text: 'Intrusion.' }, other), 404, 'not_found');
+    expectError(await create({ type: 'text', text: 'Nobody.' }, acme, 'no-such-agent'), 404, 'not_found');
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/admin/sources/${mine.id}`,
+      headers: other.auth,
+    });
+    expectError(del, 404, 'not_found');
+    const reindex = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/sources/${mine.id}/reindex`,
+      headers: other.auth,
+    });
+    expectError(reindex, 404, 'not_found');
+    assert.equal((await sourceRow(t, mine.id)).status, 'indexing');
+    assert.equal((await documentsOfSource(t, mine.id)).length, 1);
+    const otherAudit = await auditRows(t, other.workspace.id);
+    assert.ok(otherAudit.every((row) => !row.action.startsWith('source.')));
+  });
+
+  test('site plugin sources cannot be re-indexed here (422)', async () => {
+    const id = newId();
+    await t.database.db
+      .insertInto('sources')
+      .values({
+        id,
+        workspace_id: acme.workspace.id,
+        agent_id: agentId,
+        type: 'site',
+        name: 'https://shop.example.com (site content)',
+        site_url: 'https://shop.example.com',
+      })
+      .execute();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/sources/${id}/reindex`,
+      headers: acme.auth,
+    });
+    expectValidation(res, ['type']);
+    assert.equal((await sourceRow(t, id)).status, 'ready');
+  });
+});
+
+describe('url sources without SAFE_URL_ALLOW: the crawl-safety guard refuses, verbatim', () => {
+  let t: TestApp;
+  let acme: Tenant;
+  let agentId: string;
+  let counting: CountingServer;
+
+  before(async () => {
+    counting = await startServer();
+    counting.page.body = PAGE_V1;
+    t = await createTestApp();
+    acme = await seedTenant(t, 'Acme');
+    agentId = (await injectJson(t.app, 'POST', '/api/v1/admin/agents', { name: 'Bot' }, acme.auth)).json()
+      .data.id;
+  });
+  after(async () => {
+    await t.close();
+    await counting.close();
+  });
+
+  async function createUrl(url: string) {
+    const res = await injectJson(
+      t.app,
+      'POST',
+      `/api/v1/admin/agents/${agentId}/sources`,
+      { type: 'url', url },
+      acme.auth,
+    );
+    return expectData(res, 201, ZSource);
+  }
+
+  test('a loopback URL fails with the refusal reason and the server is never contacted', async () => {
+    assert.deepEqual(t.config.safeUrlAllow, []);
+    const source = await createUrl(`http://127.0.0.1:${counting.port}/page`);
+    await runFetchJob(t, source.id);
+    const row = await sourceRow(t, source.id);
+    assert.equal(row.status, 'failed');
+    assert.ok(row.error?.startsWith('refused:'), String(row.error));
+    assert.match(row.error ?? '', /127\.0\.0\.1/);
+    assert.equal((await documentsOfSource(t, source.id)).length, 0);
+    assert.equal(counting.requests.length, 0);
+
+    const shown = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/admin/sources/${source.id}`,
+      headers: acme.auth,
+    });
+    const data = expectData(shown, 200, ZSource);
+    assert.equal(data.status, 'failed');
+    assert.equal(data.error, row.error);
+  });
+
+  test('the cloud metadata address fails with the guard reason, refused before any connection', async () => {
+    const url = 'http://169.254.169.254/latest/meta-data/';
+    // The guard refuses the IP literal by itself (no DNS, no socket): the reason the job stores.
+    const verdict = await checkUrl(url, {
+      resolve: async () => {
+        throw new Error('no DNS lookup expected');
+      },
+    });
+    assert.equal(verdict.ok, false);
+    const reason = verdict.ok ? '' : verdict.reason;
+    assert.match(reason, /cloud metadata/);
+
+    const source = await createUrl(url);
+    await runFetchJob(t, source.id);
+    const row = await sourceRow(t, source.id);
+    assert.equal(row.status, 'failed');
+    assert.equal(row.error, reason);
+    assert.match(row.error ?? '', /^refused: .*169\.254\.169\.254.*cloud metadata/);
+    assert.equal((await documentsOfSource(t, source.id)).length, 0);
+  });
+});
