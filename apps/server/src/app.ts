@@ -13,6 +13,7 @@ import { createLogger } from './logger.js';
 import { adminSurface } from './surfaces/admin/index.js';
 import { integrationSurface } from './surfaces/integration/index.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
+import { publicKbRoutes } from './surfaces/public/kb.route.js';
 
 export type { AppDeps } from './app-deps.js';
 
@@ -77,5 +78,6 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
   app.addHook('onClose', () => limits.close());
   await limits.ready();
   await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
+  await app.register(publicKbRoutes(deps));
   return app;
 }

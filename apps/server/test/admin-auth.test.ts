@@ -17,9 +17,13 @@ function request(route: AdminRoute, headers: Record<string, string>): InjectOpti
             ? { type: 'text', text: 'Matrix' }
             : route.method === 'POST' && route.url.endsWith('/reindex')
               ? undefined
-              : route.method === 'POST' || route.method === 'PATCH'
-                ? { name: 'Matrix' }
-                : undefined;
+              : route.method === 'POST' && route.url.endsWith('/kb/articles')
+                ? { title: 'Matrix', body_markdown: '# Matrix' }
+                : route.method === 'PATCH' && route.url.includes('/kb/articles/')
+                  ? { title: 'Matrix' }
+                  : route.method === 'POST' || route.method === 'PATCH'
+                    ? { name: 'Matrix' }
+                    : undefined;
   return body === undefined
     ? { method: route.method, url: route.url, headers }
     : {
@@ -96,11 +100,11 @@ describe('admin API: authentication and abilities on every route', () => {
 
   test('refused requests changed nothing: no agents, tokens or audit rows beyond the allowed calls', async () => {
     const now = await tally();
-    // The allowed calls made one agent, one token, and audit rows for them and for PATCH /me.
+    // The allowed calls made one agent, one token, one KB article, and audit rows for them and for PATCH /me.
     assert.deepEqual(now, {
       agents: counts.agents + 1,
       tokens: counts.tokens + 1,
-      audit: counts.audit + 3,
+      audit: counts.audit + 4,
     });
   });
 

@@ -5,6 +5,7 @@ export * from './api-token.js';
 export * from './envelopes.js';
 export * from './errors.js';
 export * from './hmac.js';
+export * from './kb.js';
 export * from './origin.js';
 export * from './search.js';
 export * from './site.js';

@@ -131,6 +131,18 @@ export type ChunksTable = {
   created_at: CreatedAt;
 };
 
+export type KbArticlesTable = {
+  id: string;
+  workspace_id: string;
+  title: string;
+  slug: string;
+  body_markdown: Generated<string>;
+  is_published: Generated<boolean>;
+  published_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
 export type SchemaMigrationsTable = {
   version: number;
   name: string;
@@ -149,6 +161,7 @@ export type DB = {
   sources: SourcesTable;
   documents: DocumentsTable;
   chunks: ChunksTable;
+  kb_articles: KbArticlesTable;
   schema_migrations: SchemaMigrationsTable;
 };
 
@@ -160,3 +173,4 @@ export type AuditLogRow = Selectable<AuditLogsTable>;
 export type NewAuditLog = Insertable<AuditLogsTable>;
 export type SourceRow = Selectable<SourcesTable>;
 export type DocumentRow = Selectable<DocumentsTable>;
+export type KbArticleRow = Selectable<KbArticlesTable>;

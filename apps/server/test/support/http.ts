@@ -99,6 +99,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     openapi: '/api/v1/admin/sources/{id}/reindex',
   },
   { method: 'POST', url: '/api/v1/admin/agents/01ABC/search', openapi: '/api/v1/admin/agents/{id}/search' },
+  { method: 'GET', url: '/api/v1/admin/kb/articles', openapi: '/api/v1/admin/kb/articles' },
+  { method: 'POST', url: '/api/v1/admin/kb/articles', openapi: '/api/v1/admin/kb/articles' },
+  { method: 'GET', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
+  { method: 'PATCH', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
+  { method: 'DELETE', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
 ];
 
 /** Renders any column value as text, so a secret can be searched for in a row. */

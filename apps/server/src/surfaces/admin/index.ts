@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app-deps.js';
 import { accountRoutes } from './account.route.js';
 import { authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
+import { kbRoutes } from './kb.route.js';
 import { searchRoutes } from './search.route.js';
 import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
@@ -20,5 +21,6 @@ export function adminSurface(deps: AppDeps) {
     await app.register(accountRoutes(deps));
     await app.register(sourceRoutes(deps));
     await app.register(searchRoutes(deps));
+    await app.register(kbRoutes(deps));
   };
 }

@@ -1,0 +1,100 @@
+import { dataEnvelope, ZKbArticle, ZKbArticleCreate, ZKbArticleUpdate } from '@service/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../app-deps.js';
+import {
+  createKbArticle,
+  deleteKbArticle,
+  getKbArticle,
+  listKbArticles,
+  updateKbArticle,
+} from '../../services/kb-articles.js';
+import { adminScope } from './admin-auth.js';
+import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+
+const tags = ['admin: knowledge base'];
+
+/** `/api/v1/admin/kb/articles`: CRUD over the workspace's knowledge-base articles. */
+export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/kb/articles',
+      {
+        schema: {
+          tags,
+          summary: 'List knowledge-base articles (drafts included)',
+          security: bearerSecurity,
+          response: { 200: dataEnvelope(z.array(ZKbArticle)), ...adminErrorResponses },
+        },
+      },
+      async (request) => ({ data: await listKbArticles(adminScope(deps.database.db, request)) }),
+    );
+
+    app.post(
+      '/kb/articles',
+      {
+        schema: {
+          tags,
+          summary: 'Create a knowledge-base article',
+          security: bearerSecurity,
+          body: ZKbArticleCreate,
+          response: { 201: dataEnvelope(ZKbArticle), ...adminErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const article = await createKbArticle(adminScope(deps.database.db, request), request.body);
+        return reply.status(201).send({ data: article });
+      },
+    );
+
+    app.get(
+      '/kb/articles/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Read a knowledge-base article',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 200: dataEnvelope(ZKbArticle), ...recordErrorResponses },
+        },
+      },
+      async (request) => ({
+        data: await getKbArticle(adminScope(deps.database.db, request), request.params.id),
+      }),
+    );
+
+    app.patch(
+      '/kb/articles/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Update a knowledge-base article (partial)',
+          security: bearerSecurity,
+          params: ZIdParams,
+          body: ZKbArticleUpdate,
+          response: { 200: dataEnvelope(ZKbArticle), ...recordErrorResponses },
+        },
+      },
+      async (request) => ({
+        data: await updateKbArticle(adminScope(deps.database.db, request), request.params.id, request.body),
+      }),
+    );
+
+    app.delete(
+      '/kb/articles/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a knowledge-base article',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 204: z.null().describe('Deleted'), ...recordErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        await deleteKbArticle(adminScope(deps.database.db, request), request.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+  };
+}

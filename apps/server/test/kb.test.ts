@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ZKbArticle } from '@service/contract';
+import type { LightMyRequestResponse } from 'fastify';
+import { z } from 'zod';
+import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
+import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
+
+const BASE = '/api/v1/admin/kb/articles';
+
+function assertHtmlPage(res: LightMyRequestResponse, status: number): void {
+  assert.equal(res.statusCode, status, res.body);
+  assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+  assert.match(res.body, /^<!doctype html>/);
+  assert.doesNotMatch(res.body, /<script/i);
+  assert.doesNotMatch(res.body, /<link|<style|src="http|@import/i, 'no external or inline resources');
+  const csp = String(res.headers['content-security-policy']);
+  for (const directive of [
+    "default-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ]) {
+    assert.ok(
+      csp
+        .split(';')
+        .map((part) => part.trim())
+        .includes(directive),
+      `${directive} in ${csp}`,
+    );
+  }
+  assert.equal(res.headers['x-content-type-options'], 'nosniff');
+  assert.equal(res.headers['referrer-policy'], 'strict-origin-when-cross-origin');
+  assert.equal(res.headers['strict-transport-security'], undefined, 'no HSTS on plain http');
+}
+
+describe('knowledge base: admin CRUD and public pages', () => {
+  let t: TestApp;
+  let acme: Tenant;
+  let other: Tenant;
+
+  const create = (tenant: Tenant, body: unknown) => injectJson(t.app, 'POST', BASE, body, tenant.auth);
+
+  before(async () => {
+    t = await createTestApp();
+    acme = await seedTenant(t, 'Acme KB');
+    other = await seedTenant(t, 'Other KB');
+  });
+  after(() => t.close());
+
+  test('creates, reads, lists, updates and deletes an article, each write audited', async () => {
+    const created = expectData(
+      await create(acme, { title: 'Getting Started!', body_markdown: '# Hello' }),
+      201,
+      ZKbArticle,
+    );
+    assert.equal(created.slug, 'getting-started');
+    assert.equal(created.is_published, false);
+    assert.equal(created.published_at, null);
+    const second = expectData(
+      await create(acme, { title: 'Getting started', body_markdown: '' }),
+      201,
+      ZKbArticle,
+    );
+    assert.equal(second.slug, 'getting-started-2', 'a derived slug gets a suffix');
+
+    const read = expectData(
+      await t.app.inject({ url: `${BASE}/${created.id}`, headers: acme.auth }),
+      200,
+      ZKbArticle,
+    );
+    assert.deepEqual(read, created);
+    const list = expectData(await t.app.inject({ url: BASE, headers: acme.auth }), 200, z.array(ZKbArticle));
+    assert.deepEqual(
+      list.map((article) => article.id),
+      [created.id, second.id],
+    );
+
+    const published = expectData(
+      await injectJson(
+        t.app,
+        'PATCH',
+        `${BASE}/${created.id}`,
+        { is_published: true, title: 'Start' },
+        acme.auth,
+      ),
+      200,
+      ZKbArticle,
+    );
+    assert.equal(published.is_published, true);
+    assert.equal(published.title, 'Start');
+    assert.ok(published.published_at);
+
+    const del = await t.app.inject({ method: 'DELETE', url: `${BASE}/${second.id}`, headers: acme.auth });
+    assert.equal(del.statusCode, 204);
+    expectError(await t.app.inject({ url: `${BASE}/${second.id}`, headers: acme.auth }), 404, 'not_found');
+
+    const audit = (await auditRows(t, acme.workspace.id)).filter((row) =>
+      row.action.startsWith('kb_article.'),
+    );
+    assert.deepEqual(
+      audit.map((row) => [row.action, row.target_type, row.target_id]),
+      [
+        ['kb_article.created', 'kb_article', created.id],
+        ['kb_article.created', 'kb_article', second.id],
+        ['kb_article.updated', 'kb_article', created.id],
+        ['kb_article.deleted', 'kb_article', second.id],
+      ],
+    );
+    assert.deepEqual(audit[2]?.metadata, { fields: ['is_published', 'title'] });
+    assert.equal(audit[0]?.actor_type, 'token');
+  });
+
+  test('validation: bad bodies and a slug taken in the workspace are 422 on the field', async () => {
+    expectValidation(await create(acme, { body_markdown: 'x' }), ['title']);
+    expectValidation(await create(acme, { title: 'x', body_markdown: 'x', slug: 'Bad Slug' }), ['slug']);
+    expectValidation(await create(acme, { title: 'x', body_markdown: 'x', slug: 'a'.repeat(121) }), ['slug']);
+    expectValidation(await create(acme, { title: 'x'.repeat(301), body_markdown: 'x' }), ['title']);
+    expectValidation(await create(acme, { title: 'x', body_markdown: 'x', workspace_id: 'w' }), [
+      'workspace_id',
+    ]);
+    expectValidation(await create(acme, { title: 'x', body_markdown: 'x'.repeat(500_001) }), [
+      'body_markdown',
+    ]);
+
+    expectData(await create(acme, { title: 'One', slug: 'taken', body_markdown: '' }), 201, ZKbArticle);
+    expectValidation(await create(acme, { title: 'Two', slug: 'taken', body_markdown: '' }), ['slug']);
+    const two = expectData(
+      await create(acme, { title: 'Two', slug: 'two', body_markdown: '' }),
+      201,
+      ZKbArticle,
+    );
+    expectValidation(await injectJson(t.app, 'PATCH', `${BASE}/${two.id}`, { slug: 'taken' }, acme.auth), [
+      'slug',
+    ]);
+    expectValidation(await injectJson(t.app, 'PATCH', `${BASE}/${two.id}`, { nope: 1 }, acme.auth), ['nope']);
+    // The same slug in another workspace is fine.
+    expectData(await create(other, { title: 'Taken', slug: 'taken', body_markdown: '' }), 201, ZKbArticle);
+  });
+
+  test("another workspace's article is a 404 on read, update and delete, and nothing changes", async () => {
+    const mine = expectData(
+      await create(acme, { title: 'Private', slug: 'private', body_markdown: 'secret' }),
+      201,
+      ZKbArticle,
+    );
+    expectError(await t.app.inject({ url: `${BASE}/${mine.id}`, headers: other.auth }), 404, 'not_found');
+    expectError(
+      await injectJson(t.app, 'PATCH', `${BASE}/${mine.id}`, { title: 'Stolen' }, other.auth),
+      404,
+      'not_found',
+    );
+    expectError(
+      await t.app.inject({ method: 'DELETE', url: `${BASE}/${mine.id}`, headers: other.auth }),
+      404,
+      'not_found',
+    );
+    const after = expectData(
+      await t.app.inject({ url: `${BASE}/${mine.id}`, headers: acme.auth }),
+      200,
+      ZKbArticle,
+    );
+    assert.deepEqual(after, mine);
+    const otherList = expectData(
+      await t.app.inject({ url: BASE, headers: other.auth }),
+      200,
+      z.array(ZKbArticle),
+    );
+    assert.ok(!otherList.some((article) => article.id === mine.id));
+  });
+
+  test('a published article is served as a rendered, escaped HTML page with the security headers', async () => {
+    await create(acme, {
+      title: 'Shipping <script>alert(1)</script> & "returns"',
+      slug: 'shipping',
+      body_markdown:
+        '## Rates\n\nWe ship **fast**.\n\n- EU\n- US\n\n[Carrier](https://carrier.example/track) [bad](javascript:alert(1))\n\n<img src=x onerror=alert(1)>\n',
+      is_published: true,
+    });
+    const res = await t.app.inject({ url: `/kb/${acme.workspace.slug}/shipping` });
+    assertHtmlPage(res, 200);
+    assert.match(
+      res.body,
+      /<title>Shipping &lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;returns&quot; · Acme KB<\/title>/,
+    );
+    assert.match(
+      res.body,
+      /<h1>Shipping &lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;returns&quot;<\/h1>/,
+    );
+    assert.match(res.body, /<h2>Rates<\/h2>/);
+    assert.match(res.body, /<strong>fast<\/strong>/);
+    assert.match(res.body, /<li>EU<\/li>/);
+    assert.match(
+      res.body,
+      /<a href="https:\/\/carrier\.example\/track" rel="nofollow noopener noreferrer">Carrier<\/a>/,
+    );
+    assert.doesNotMatch(res.body, /href="javascript:/i);
+    assert.match(res.body, /&lt;img src=x onerror=alert\(1\)&gt;/);
+  });
+
+  test('unpublished, unknown, and other-workspace articles answer the same 404 page', async () => {
+    await create(acme, { title: 'Draft', slug: 'draft', body_markdown: 'draft text' });
+    await create(other, { title: 'Theirs', slug: 'theirs', body_markdown: 'their text', is_published: true });
+    const draft = await t.app.inject({ url: `/kb/${acme.workspace.slug}/draft` });
+    const unknown = await t.app.inject({ url: `/kb/${acme.workspace.slug}/no-such-article` });
+    const cross = await t.app.inject({ url: `/kb/${acme.workspace.slug}/theirs` });
+    const noWorkspace = await t.app.inject({ url: '/kb/no-such-workspace/draft' });
+    for (const res of [draft, unknown, cross, noWorkspace]) assertHtmlPage(res, 404);
+    assert.equal(draft.body, unknown.body);
+    assert.equal(cross.body, unknown.body);
+    assert.equal(noWorkspace.body, unknown.body);
+    assert.doesNotMatch(draft.body, /draft text|Draft/);
+    // The other workspace reaches its own article at its own path.
+    assertHtmlPage(await t.app.inject({ url: `/kb/${other.workspace.slug}/theirs` }), 200);
+    assertHtmlPage(await t.app.inject({ url: '/kb/no-such-workspace' }), 404);
+  });
+
+  test('unpublishing takes the page down', async () => {
+    const article = expectData(
+      await create(acme, { title: 'Soon gone', slug: 'soon-gone', body_markdown: 'x', is_published: true }),
+      201,
+      ZKbArticle,
+    );
+    assertHtmlPage(await t.app.inject({ url: `/kb/${acme.workspace.slug}/soon-gone` }), 200);
+    const patched = expectData(
+      await injectJson(t.app, 'PATCH', `${BASE}/${article.id}`, { is_published: false }, acme.auth),
+      200,
+      ZKbArticle,
+    );
+    assert.equal(patched.published_at, null);
+    assertHtmlPage(await t.app.inject({ url: `/kb/${acme.workspace.slug}/soon-gone` }), 404);
+  });
+
+  test('the index lists only published articles of that workspace, titles escaped', async () => {
+    await create(acme, { title: 'Tips <b>&</b>', slug: 'tips', body_markdown: 'x', is_published: true });
+    const res = await t.app.inject({ url: `/kb/${acme.workspace.slug}` });
+    assertHtmlPage(res, 200);
+    assert.match(res.body, new RegExp(`<a href="/kb/${acme.workspace.slug}/shipping">`));
+    assert.match(res.body, /<a href="\/kb\/[a-z0-9-]+\/tips">Tips &lt;b&gt;&amp;&lt;\/b&gt;<\/a>/);
+    for (const hidden of ['draft', 'private', 'taken', 'soon-gone', 'theirs']) {
+      assert.ok(!res.body.includes(`/${hidden}"`), `${hidden} is not listed`);
+    }
+  });
+
+  test('two creates racing for one slug: one 201, one 422 on slug, never a 500', async () => {
+    const body = { title: 'Race', slug: 'race-slug', body_markdown: 'x' };
+    const results = await Promise.all([create(acme, body), create(acme, body)]);
+    assert.deepEqual(results.map((res) => res.statusCode).sort(), [201, 422]);
+    const loser = results.find((res) => res.statusCode === 422);
+    assert.ok(loser?.json().errors.slug);
+  });
+
+  test('an over-long slug in a public URL gets the same HTML 404 page', async () => {
+    const res = await t.app.inject({ url: `/kb/${acme.workspace.slug}/${'a'.repeat(150)}` });
+    assert.equal(res.statusCode, 404);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+  });
+});

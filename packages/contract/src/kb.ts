@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** A knowledge-base article slug: lower-case letters, digits and single dashes. */
+export const ZKbSlug = z
+  .string()
+  .min(1)
+  .max(120)
+  .regex(
+    /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+    'Must be lower-case letters, digits and dashes, such as getting-started.',
+  );
+
+const kbWritable = {
+  title: z.string().trim().min(1).max(300),
+  slug: ZKbSlug,
+  body_markdown: z.string().max(500_000),
+  is_published: z.boolean(),
+};
+
+/**
+ * Body of `POST /api/v1/admin/kb/articles`. Unknown fields are rejected; without `slug` one is
+ * derived from the title.
+ */
+export const ZKbArticleCreate = z.strictObject({
+  ...kbWritable,
+  slug: kbWritable.slug.optional(),
+  is_published: kbWritable.is_published.optional(),
+});
+export type TKbArticleCreate = z.infer<typeof ZKbArticleCreate>;
+
+/** Body of `PATCH /api/v1/admin/kb/articles/{id}` (partial). */
+export const ZKbArticleUpdate = z.strictObject(kbWritable).partial();
+export type TKbArticleUpdate = z.infer<typeof ZKbArticleUpdate>;
+
+/** A knowledge-base article as the admin API returns it. */
+export const ZKbArticle = z.object({
+  id: z.string(),
+  title: z.string(),
+  slug: z.string(),
+  body_markdown: z.string(),
+  is_published: z.boolean(),
+  published_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type TKbArticle = z.infer<typeof ZKbArticle>;
