@@ -1,98 +1,22 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ZSearchResult, ZSource } from '@service/contract';
-import { sql } from 'kysely';
-import { fetchSourceJob } from '../src/jobs/fetch-source.js';
-import { createLogger } from '../src/logger.js';
-import { checkUrl } from '../src/outbound/index.js';
 import { newId } from '../src/security/ids.js';
 import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
 import { chunksOf, runIndexJob } from './support/integration.js';
+import {
+  type CountingServer,
+  completeJobs,
+  documentsOfSource,
+  jobsFor,
+  PAGE_V1,
+  PAGE_V2,
+  runFetchJob,
+  sha256,
+  sourceRow,
+  startServer,
+} from './support/sources.js';
 import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
-
-// Every HTTP server here binds to 127.0.0.1. The only other URL fetched is a cloud metadata IP
-// literal, which the guard refuses before any DNS lookup or connection.
-
-type CountingServer = {
-  port: number;
-  requests: string[];
-  page: { body: string; type: string };
-  close(): Promise<void>;
-};
-
-async function startServer(): Promise<CountingServer> {
-  const requests: string[] = [];
-  const page = { body: '', type: 'text/html; charset=utf-8' };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    requests.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': page.type });
-    res.end(page.body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address: AddressInfo | string | null = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return {
-    port: address.port,
-    requests,
-    page,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** Runs the fetch-source handler as the worker would, with the app's SAFE_URL_ALLOW and queue. */
-function runFetchJob(app: TestApp, sourceId: string): Promise<void> {
-  assert.ok(app.queue, 'the test app has a queue');
-  return fetchSourceJob.handle(
-    { sourceId },
-    {
-      db: app.database.db,
-      log: createLogger('silent'),
-      jobId: 'test',
-      attempt: 1,
-      safeUrlAllow: app.config.safeUrlAllow,
-      queue: app.queue,
-    },
-  );
-}
-
-/** Every job of `name` keyed `key`, in any state. */
-async function jobsFor(app: TestApp, name: string, key: string): Promise<number> {
-  const result = await sql<{ n: string }>`
-    select count(*) as n from pgboss.job where name = ${name} and singleton_key = ${key}`.execute(
-    app.database.db,
-  );
-  return Number(result.rows[0]?.n ?? 0);
-}
-
-/** Marks a key's queued jobs done, as the worker would after running them. */
-async function completeJobs(app: TestApp, name: string, key: string): Promise<void> {
-  await sql`update pgboss.job set state = 'completed' where name = ${name} and singleton_key = ${key}
-    and state = 'created'`.execute(app.database.db);
-}
-
-async function sourceRow(app: TestApp, id: string) {
-  return app.database.db.selectFrom('sources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
-async function documentsOfSource(app: TestApp, id: string) {
-  return app.database.db.selectFrom('documents').selectAll().where('source_id', '=', id).execute();
-}
-
-const PAGE_V1 =
-  '<html><head><title>Returns &amp; refunds</title></head><body><nav>Menu Home Shop</nav>' +
-  '<h1>Returns</h1><p>Parcels may be returned within thirty days for a full refund.</p></body></html>';
-const PAGE_V2 = PAGE_V1.replace('thirty days', 'sixty days');
 
 describe('admin API: creating, deleting and re-indexing text and url sources', () => {
   let t: TestApp;
@@ -361,78 +285,5 @@ describe('admin API: creating, deleting and re-indexing text and url sources', (
     });
     expectValidation(res, ['type']);
     assert.equal((await sourceRow(t, id)).status, 'ready');
-  });
-});
-
-describe('url sources without SAFE_URL_ALLOW: the crawl-safety guard refuses, verbatim', () => {
-  let t: TestApp;
-  let acme: Tenant;
-  let agentId: string;
-  let counting: CountingServer;
-
-  before(async () => {
-    counting = await startServer();
-    counting.page.body = PAGE_V1;
-    t = await createTestApp();
-    acme = await seedTenant(t, 'Acme');
-    agentId = (await injectJson(t.app, 'POST', '/api/v1/admin/agents', { name: 'Bot' }, acme.auth)).json()
-      .data.id;
-  });
-  after(async () => {
-    await t.close();
-    await counting.close();
-  });
-
-  async function createUrl(url: string) {
-    const res = await injectJson(
-      t.app,
-      'POST',
-      `/api/v1/admin/agents/${agentId}/sources`,
-      { type: 'url', url },
-      acme.auth,
-    );
-    return expectData(res, 201, ZSource);
-  }
-
-  test('a loopback URL fails with the refusal reason and the server is never contacted', async () => {
-    assert.deepEqual(t.config.safeUrlAllow, []);
-    const source = await createUrl(`http://127.0.0.1:${counting.port}/page`);
-    await runFetchJob(t, source.id);
-    const row = await sourceRow(t, source.id);
-    assert.equal(row.status, 'failed');
-    assert.ok(row.error?.startsWith('refused:'), String(row.error));
-    assert.match(row.error ?? '', /127\.0\.0\.1/);
-    assert.equal((await documentsOfSource(t, source.id)).length, 0);
-    assert.equal(counting.requests.length, 0);
-
-    const shown = await t.app.inject({
-      method: 'GET',
-      url: `/api/v1/admin/sources/${source.id}`,
-      headers: acme.auth,
-    });
-    const data = expectData(shown, 200, ZSource);
-    assert.equal(data.status, 'failed');
-    assert.equal(data.error, row.error);
-  });
-
-  test('the cloud metadata address fails with the guard reason, refused before any connection', async () => {
-    const url = 'http://169.254.169.254/latest/meta-data/';
-    // The guard refuses the IP literal by itself (no DNS, no socket): the reason the job stores.
-    const verdict = await checkUrl(url, {
-      resolve: async () => {
-        throw new Error('no DNS lookup expected');
-      },
-    });
-    assert.equal(verdict.ok, false);
-    const reason = verdict.ok ? '' : verdict.reason;
-    assert.match(reason, /cloud metadata/);
-
-    const source = await createUrl(url);
-    await runFetchJob(t, source.id);
-    const row = await sourceRow(t, source.id);
-    assert.equal(row.status, 'failed');
-    assert.equal(row.error, reason);
-    assert.match(row.error ?? '', /^refused: .*169\.254\.169\.254.*cloud metadata/);
-    assert.equal((await documentsOfSource(t, source.id)).length, 0);
   });
 });

@@ -37,7 +37,7 @@ export function pinnedLookup(hostname: string, addresses: readonly string[]): Lo
 }
 
 /**
- * An undici connector pinned to one vetted host: any other host name is refused, and the socket
+ * An undici connector pinned to one vetted host (every other host name is refused), and the socket
  * resolves the name only through `pinnedLookup`. `hook` replaces the socket layer in tests.
  */
 export function pinnedConnector(options: {

@@ -7,7 +7,7 @@ import { renderMarkdown } from '../../kb/render-markdown.js';
 import { findPublishedKbArticle, listPublishedKbArticles } from '../../services/kb-articles.js';
 
 const tags = ['public: knowledge base'];
-// Lenient on purpose: any slug that is not a published article gets the same HTML 404 page.
+// Lenient on purpose, so every slug that is not a published article gets the same HTML 404 page.
 const ZSlug = z.string().min(1).max(200);
 const ZHtml = z.string().describe('An HTML page');
 
