@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { htmlToText } from '../ingest/html-text.js';
 import { safeFetch } from '../outbound/index.js';
-import { newId } from '../security/ids.js';
-import { indexDocumentJob } from './index-document.js';
+import { upsertDocuments } from '../services/documents.js';
 import { defineJob, type JobContext } from './queue.js';
 
 /** Body cap of a fetched page: 10 MiB. */
@@ -120,45 +119,23 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
       .where('source_id', '=', sourceId)
       .where('external_id', '<>', page.url)
       .execute();
-    const stored = await trx
-      .selectFrom('documents')
-      .select(['id', 'content_hash'])
-      .where('source_id', '=', sourceId)
-      .where('external_id', '=', page.url)
-      .executeTakeFirst();
-    if (stored?.content_hash !== page.hash) {
-      const now = new Date();
-      const row = await trx
-        .insertInto('documents')
-        .values({
-          id: newId(),
-          workspace_id: source.workspace_id,
-          agent_id: source.agent_id,
-          source_id: sourceId,
-          external_id: page.url,
+    await upsertDocuments(trx, queue, source, [
+      {
+        externalId: page.url,
+        hash: page.hash,
+        toDocument: () => ({
+          externalId: page.url,
           kind: 'page',
           title: page.title,
           url: page.url,
-          content_text: page.text,
-          content_hash: page.hash,
-          modified_at: now,
-          index_status: 'pending',
-        })
-        .onConflict((oc) =>
-          oc.columns(['source_id', 'external_id']).doUpdateSet((eb) => ({
-            title: eb.ref('excluded.title'),
-            url: eb.ref('excluded.url'),
-            content_text: eb.ref('excluded.content_text'),
-            content_hash: eb.ref('excluded.content_hash'),
-            modified_at: eb.ref('excluded.modified_at'),
-            index_status: eb.ref('excluded.index_status'),
-            updated_at: now,
-          })),
-        )
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await queue.send(indexDocumentJob, { documentId: row.id }, { key: row.id, db: trx });
-    }
+          language: null,
+          text: page.text,
+          hash: page.hash,
+          metadata: {},
+          modifiedAt: new Date(),
+        }),
+      },
+    ]);
     await trx
       .updateTable('sources')
       .set({ status: 'indexed', error: null, last_synced_at: new Date(), updated_at: new Date() })

@@ -8,6 +8,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
+import { upsertDocuments } from './documents.js';
 
 /** Lists an agent's sources; an agent of another workspace is a 404. */
 export async function listAgentSources(
@@ -119,23 +120,30 @@ export async function createSource(
       })
       .execute();
     if (input.type === 'text') {
-      const documentId = newId();
-      await trx
-        .insertInto('documents')
-        .values({
-          id: documentId,
-          workspace_id: scope.workspaceId,
-          agent_id: agentId,
-          source_id: sourceId,
-          external_id: 'text',
-          kind: 'text',
-          title: name,
-          content_text: input.text,
-          content_hash: sha256Hex(input.text),
-          index_status: 'pending',
-        })
-        .execute();
-      await scope.queue.send(indexDocumentJob, { documentId }, { key: documentId, db: trx });
+      const hash = sha256Hex(input.text);
+      const text = input.text;
+      await upsertDocuments(
+        trx,
+        scope.queue,
+        { id: sourceId, workspace_id: scope.workspaceId, agent_id: agentId },
+        [
+          {
+            externalId: 'text',
+            hash,
+            toDocument: () => ({
+              externalId: 'text',
+              kind: 'text',
+              title: name,
+              url: null,
+              language: null,
+              text,
+              hash,
+              metadata: {},
+              modifiedAt: null,
+            }),
+          },
+        ],
+      );
     } else {
       await scope.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });
     }
