@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { sha256Hex } from '../security/hashing.js';
 
 /** Where the numbered SQL migrations live (same relative path from src/ and dist/). */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
@@ -22,7 +22,7 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
     const text = await readFile(`${dir}/${file}`, 'utf8');
     const version = Number(match[1]);
     if (version !== migrations.length + 1) throw new Error(`migration ${file} is out of sequence`);
-    migrations.push({ version, name: match[2], sql: text, checksum: sha256(text) });
+    migrations.push({ version, name: match[2], sql: text, checksum: sha256Hex(text) });
   }
   return migrations;
 }
@@ -100,8 +100,4 @@ export async function migrationStatus(
     'select max(version) as current from schema_migrations',
   );
   return { current: result.rows[0]?.current ?? 0, expected };
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

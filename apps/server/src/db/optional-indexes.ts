@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { sha256Hex } from '../security/hashing.js';
 import type { DatabaseFeatures } from './database.js';
 import type { DB } from './schema.js';
 
@@ -16,9 +16,9 @@ const OPTIONAL_INDEXES: ReadonlyArray<{ feature: keyof DatabaseFeatures; stateme
 ];
 
 /** Fingerprint of the optional index definitions (the test template cache keys on it). */
-export const OPTIONAL_INDEXES_FINGERPRINT = createHash('sha256')
-  .update(OPTIONAL_INDEXES.map((index) => `${index.feature}:${index.statement}`).join('\n'))
-  .digest('hex');
+export const OPTIONAL_INDEXES_FINGERPRINT = sha256Hex(
+  OPTIONAL_INDEXES.map((index) => `${index.feature}:${index.statement}`).join('\n'),
+);
 
 /**
  * Creates the optional indexes whose feature this database has. Idempotent; call it after

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { htmlToText } from '../ingest/html-text.js';
 import { safeFetch } from '../outbound/index.js';
+import { sha256Hex } from '../security/hashing.js';
 import { upsertDocuments } from '../services/documents.js';
 import { defineJob, type JobContext } from './queue.js';
 
@@ -12,11 +12,6 @@ export const URL_SOURCE_TIMEOUT_MS = 15_000;
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 const TEXT_TYPES = /^\s*text\/plain\s*(;|$)/i;
-
-/** SHA-256 of a text, hex: the content hash documents are compared by. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
 
 /**
  * Fetches a `url` source's page through the crawl-safety guard and stores it as the source's

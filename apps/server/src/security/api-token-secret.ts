@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { API_TOKEN_PREFIX } from '@service/contract';
+import { sha256Hex } from './hashing.js';
 
 /** How many characters of the plaintext are kept to recognise a token in lists. */
 const VISIBLE_PREFIX_LENGTH = API_TOKEN_PREFIX.length + 8;
@@ -15,7 +16,7 @@ export function mintApiToken(random: (size: number) => Buffer = randomBytes): Mi
 
 /** The stored form of a token: hex SHA-256 of the plaintext. */
 export function hashApiToken(plaintext: string): string {
-  return createHash('sha256').update(plaintext, 'utf8').digest('hex');
+  return sha256Hex(plaintext);
 }
 
 /** A new `shopper_signing_secret`: 32 random bytes, hex. */
