@@ -1,8 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { z } from 'zod';
-import type { DB } from '../db/schema.js';
 import { chunkText } from '../ingest/chunk-text.js';
 import { newId } from '../security/ids.js';
+import type { Queryable } from '../services/context.js';
 import { defineJob } from './queue.js';
 
 /** Postgres text-search configurations by language code; anything else uses `simple`. */
@@ -32,7 +32,7 @@ const TS_CONFIGS: Record<string, string> = {
 let installedConfigs: Promise<Set<string>> | null = null;
 
 /** The text-search configuration for a document language, if this database has it. */
-export async function textSearchConfig(db: Kysely<DB>, language: string | null): Promise<string> {
+export async function textSearchConfig(db: Queryable, language: string | null): Promise<string> {
   const wanted = language ? TS_CONFIGS[language.split('-')[0] ?? ''] : undefined;
   if (!wanted) return 'simple';
   installedConfigs ??= sql<{ cfgname: string }>`select cfgname from pg_ts_config`
@@ -52,13 +52,6 @@ export const indexDocumentJob = defineJob({
   policy: 'stately',
   retryLimit: 5,
   async handle({ documentId }, { db, log }) {
-    const language = await db
-      .selectFrom('documents')
-      .select('language')
-      .where('id', '=', documentId)
-      .executeTakeFirst();
-    if (!language) return;
-    const regconfig = await textSearchConfig(db, language.language);
     await db.transaction().execute(async (trx) => {
       const doc = await trx
         .selectFrom('documents')
@@ -67,6 +60,7 @@ export const indexDocumentJob = defineJob({
           'workspace_id',
           'agent_id',
           'source_id',
+          'language',
           'content_text',
           'content_hash',
           'indexed_hash',
@@ -77,6 +71,7 @@ export const indexDocumentJob = defineJob({
         .executeTakeFirst();
       if (!doc) return;
       if (doc.index_status === 'indexed' && doc.indexed_hash === doc.content_hash) return;
+      const regconfig = await textSearchConfig(trx, doc.language);
       const pieces = chunkText(doc.content_text);
       await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
       if (pieces.length > 0) {

@@ -6,6 +6,7 @@ import { newId } from '../security/ids.js';
 import { hashPassword } from '../security/passwords.js';
 import { recordAudit } from './audit.js';
 import { type Actor, iso, type Queryable } from './context.js';
+import { firstFreeSlug, slugFamilyPattern, slugify } from './slugs.js';
 
 /** Reads a workspace by id. */
 export async function getWorkspace(db: Queryable, workspaceId: string): Promise<TWorkspace> {
@@ -18,30 +19,18 @@ export async function getWorkspace(db: Queryable, workspaceId: string): Promise<
   return row;
 }
 
-/** Turns a workspace name into a URL slug (`Acme Shop!` → `acme-shop`). */
-export function slugify(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
-    .replace(/-+$/g, '');
-  return slug || 'workspace';
-}
-
 /** Creates a workspace with a unique slug (a numeric suffix is added when taken). */
 export async function createWorkspace(db: Queryable, name: string): Promise<TWorkspace> {
-  const base = slugify(name);
+  const base = slugify(name, { maxLength: 48, fallback: 'workspace' });
   const taken = await db
     .selectFrom('workspaces')
     .select('slug')
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', slugFamilyPattern(base))]))
     .execute();
-  const used = new Set(taken.map((row) => row.slug));
-  let slug = base;
-  for (let n = 2; used.has(slug); n += 1) slug = `${base}-${n}`;
+  const slug = firstFreeSlug(
+    base,
+    taken.map((row) => row.slug),
+  );
   return db
     .insertInto('workspaces')
     .values({ id: newId(), name, slug })

@@ -5,21 +5,9 @@ import { notFound, validationError } from '../errors/app-error.js';
 import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
+import { firstFreeSlug, slugFamilyPattern, slugify } from './slugs.js';
 
 const SLUG_TAKEN = 'The slug has already been taken in this workspace.';
-
-/** Turns an article title into a slug (`Getting Started!` → `getting-started`). */
-export function slugifyTitle(title: string): string {
-  const slug = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/g, '');
-  return slug || 'article';
-}
 
 /** Lists the workspace's articles (drafts included), oldest first. */
 export async function listKbArticles(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TKbArticle[]> {
@@ -61,7 +49,11 @@ export async function createKbArticle(scope: TenantScope, input: TKbArticleCreat
           throw validationError({ slug: [SLUG_TAKEN] });
         slug = input.slug;
       } else {
-        slug = await freeSlug(trx, scope.workspaceId, slugifyTitle(input.title));
+        slug = await freeSlug(
+          trx,
+          scope.workspaceId,
+          slugify(input.title, { maxLength: 100, fallback: 'article' }),
+        );
       }
       const published = input.is_published ?? false;
       const row = await trx
@@ -243,12 +235,12 @@ async function freeSlug(db: Queryable, workspaceId: string, base: string): Promi
     .selectFrom('kb_articles')
     .select('slug')
     .where('workspace_id', '=', workspaceId)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', slugFamilyPattern(base))]))
     .execute();
-  const used = new Set(taken.map((row) => row.slug));
-  let slug = base;
-  for (let n = 2; used.has(slug); n += 1) slug = `${base}-${n}`;
-  return slug;
+  return firstFreeSlug(
+    base,
+    taken.map((row) => row.slug),
+  );
 }
 
 function toKbArticle(row: KbArticleRow): TKbArticle {
