@@ -9,6 +9,7 @@ import {
   hexHash,
   type Json,
   queuedJobs,
+  range,
   runIndexJob,
   type Site,
   samplePost,
@@ -20,8 +21,6 @@ import {
   wpPost,
 } from './support/integration.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
-
-const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
 describe('site integration: posts/sync', () => {
   let t: TestApp;

@@ -10,6 +10,7 @@ import {
   hexHash,
   type Json,
   queuedJobs,
+  range,
   runIndexJob,
   type Site,
   sampleProduct,
@@ -22,8 +23,6 @@ import {
   wpPost,
 } from './support/integration.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
-
-const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
 describe('site integration: products', () => {
   let t: TestApp;

@@ -102,18 +102,9 @@ export class JobQueue {
   ): Promise<string | null> {
     if (!this.definitions.has(definition.name)) throw new Error(`job ${definition.name} is not registered`);
     const data = definition.payload.parse(payload);
-    const within = options.db;
     return this.boss.send(definition.name, data as object, {
       ...(options.key ? { singletonKey: options.key } : {}),
-      // Inside the caller's transaction: the job exists exactly when the change it is for commits.
-      ...(within
-        ? {
-            db: {
-              executeSql: async (text: string, values: unknown[] = []) =>
-                within.executeQuery(CompiledQuery.raw(text, values)),
-            },
-          }
-        : {}),
+      ...within(options.db),
     });
   }
 
@@ -133,18 +124,7 @@ export class JobQueue {
       data: definition.payload.parse(job.payload) as object,
       ...(job.key ? { singletonKey: job.key } : {}),
     }));
-    const within = options.db;
-    await this.boss.insert(
-      rows,
-      within
-        ? {
-            db: {
-              executeSql: async (text: string, values: unknown[] = []) =>
-                within.executeQuery(CompiledQuery.raw(text, values)),
-            },
-          }
-        : {},
-    );
+    await this.boss.insert(rows, within(options.db));
   }
 
   /** Starts consuming every registered queue in this process. */
@@ -198,4 +178,19 @@ export class JobQueue {
   async stop(timeoutMs: number): Promise<void> {
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
   }
+}
+
+/**
+ * pg-boss options that run its statements on the caller's query handle, so a job inserted
+ * inside a transaction exists exactly when the change it is for commits.
+ */
+function within(db: Queryable | undefined): {
+  db?: { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
+} {
+  if (!db) return {};
+  return {
+    db: {
+      executeSql: (text: string, values: unknown[] = []) => db.executeQuery(CompiledQuery.raw(text, values)),
+    },
+  };
 }

@@ -53,6 +53,9 @@ export type SignOptions = {
   raw?: string;
 };
 
+/** The integers `from`, `from + 1`, … (`count` of them), e.g. wp_ids for a batch. */
+export const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+
 /** POSTs `body` to `/api/v1/wp/<path>` with the bearer and (by default) a valid signature. */
 export function wpPost(
   t: TestApp,
