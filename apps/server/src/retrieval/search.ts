@@ -2,8 +2,8 @@ import type { TSearchHit } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
-import { notFound } from '../errors/app-error.js';
 import { textSearchConfig } from '../jobs/index-document.js';
+import { requireAgent } from '../services/agents.js';
 
 /** The reciprocal-rank-fusion constant: a hit at rank r in one list adds 1 / (RRF_K + r). */
 export const RRF_K = 60;
@@ -112,13 +112,7 @@ export type SearchInput = {
 export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
   const { db, workspaceId, agentId, features } = input;
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.trunc(input.limit ?? DEFAULT_LIMIT)));
-  const agent = await db
-    .selectFrom('agents')
-    .select('language_default')
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', agentId)
-    .executeTakeFirst();
-  if (!agent) throw notFound();
+  const agent = await requireAgent(db, workspaceId, agentId);
 
   const query = normalizeQuery(input.query);
   if (query === '') return [];

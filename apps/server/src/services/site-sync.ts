@@ -15,6 +15,7 @@ import { htmlToText } from '../ingest/html-text.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { newId } from '../security/ids.js';
 import { getWorkspace } from './accounts.js';
+import { requireAgent } from './agents.js';
 import type { Queryable } from './context.js';
 import { type IncomingDocument, type IncomingItem, upsertDocuments } from './documents.js';
 
@@ -128,20 +129,15 @@ export async function syncCoupons(
   });
 }
 
-/** Resolves the agent in the caller's workspace (404 otherwise) and records the sync on its source. */
 /** How stale a source's `last_synced_at` may get before an otherwise unchanged sync rewrites it. */
 const LAST_SYNC_RESOLUTION_MS = 60_000;
 
+/** Resolves the agent in the caller's workspace (404 otherwise) and records the sync on its source. */
 async function prepare(trx: Queryable, caller: IntegrationCaller, body: SyncTarget, type: SiteSourceType) {
-  let agentQuery = trx
-    .selectFrom('agents')
-    .select(['id', 'site_type'])
-    .where('workspace_id', '=', caller.workspaceId)
-    .where('id', '=', body.agent_id);
   // Product syncs may switch the agent's site type: concurrent ones take turns on the agent row.
-  if (type === 'products') agentQuery = agentQuery.forUpdate();
-  const agent = await agentQuery.executeTakeFirst();
-  if (!agent) throw notFound();
+  const agent = await requireAgent(trx, caller.workspaceId, body.agent_id, {
+    forUpdate: type === 'products',
+  });
   const siteUrl = normalizeSiteUrl(body.site_url);
   const now = new Date();
   const existing = await trx

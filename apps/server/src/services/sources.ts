@@ -7,6 +7,7 @@ import { indexDocumentJob } from '../jobs/index-document.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
+import { requireAgent } from './agents.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
 import { upsertDocuments } from './documents.js';
@@ -16,13 +17,7 @@ export async function listAgentSources(
   scope: Pick<TenantScope, 'db' | 'workspaceId'>,
   agentId: string,
 ): Promise<TSource[]> {
-  const agent = await scope.db
-    .selectFrom('agents')
-    .select('id')
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('id', '=', agentId)
-    .executeTakeFirst();
-  if (!agent) throw notFound();
+  await requireAgent(scope.db, scope.workspaceId, agentId);
   const rows = await withCounts(scope.db)
     .where('sources.workspace_id', '=', scope.workspaceId)
     .where('sources.agent_id', '=', agentId)
@@ -100,13 +95,7 @@ export async function createSource(
 ): Promise<TSource> {
   const sourceId = newId();
   await scope.db.transaction().execute(async (trx) => {
-    const agent = await trx
-      .selectFrom('agents')
-      .select('id')
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('id', '=', agentId)
-      .executeTakeFirst();
-    if (!agent) throw notFound();
+    await requireAgent(trx, scope.workspaceId, agentId);
     const name = input.name || (input.type === 'url' ? input.url : 'Pasted text');
     await trx
       .insertInto('sources')
