@@ -1,5 +1,6 @@
 import type { Config } from './config/config.js';
 import type { Database } from './db/database.js';
+import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import type { JobQueue } from './jobs/queue.js';
 
 /** Everything the HTTP app needs, built by the caller (service, tests, bench). */
@@ -8,6 +9,8 @@ export type AppDeps = {
   database: Database;
   /** Null where nothing is enqueued yet (tests of routes that never send jobs). */
   queue: JobQueue | null;
+  /** The active embedding provider for query vectors; null or absent: no vector retrieval. */
+  embeddings?: EmbeddingProvider | null;
   /** How many migrations this build ships; /readyz compares the database against it. */
   expectedMigrations: number;
   /** The clock signature windows are checked against (tests pin it); defaults to the system clock. */

@@ -6,9 +6,11 @@ import type { Config } from './config/config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { type Database, openEmbeddedDatabase, openPostgresDatabase } from './db/database.js';
 import { loadMigrations, type Migration, migrate } from './db/migrate.js';
-import { ensureOptionalIndexes } from './db/optional-indexes.js';
+import { ensureOptionalSchema } from './db/optional-schema.js';
 import { withStartupLock } from './db/startup-lock.js';
+import { type EmbeddingProvider, embeddingProviderFor } from './embeddings/index.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
+import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { type JobDefinition, JobQueue } from './jobs/queue.js';
 import { hasNoUsers } from './services/bootstrap.js';
 
@@ -58,17 +60,25 @@ export async function startService(
     }
     cleanups.push(() => database.close());
 
+    const embeddings = embeddingProviderFor(config, database.features);
     const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, {
       safeUrlAllow: config.safeUrlAllow,
+      embeddings,
     });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
-    if (options.worker ?? true) await queue.work();
+    if (options.worker ?? true) {
+      await queue.work();
+      // A provider change (or a run that gave up) leaves chunks without vectors: catch up.
+      const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
+      if (agents > 0)
+        log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
+    }
 
     let app: FastifyInstance | null = null;
     let url: string | null = null;
     if (options.http ?? true) {
       const server = await createApp(
-        { config, database, queue, expectedMigrations: migrations.length },
+        { config, database, queue, embeddings, expectedMigrations: migrations.length },
         { logger: log },
       );
       app = server;
@@ -118,19 +128,20 @@ export async function prepareStore(
   database: Database,
   log: Logger,
   definitions: readonly JobDefinition<unknown>[] = JOB_DEFINITIONS,
-  options: { safeUrlAllow?: readonly string[] } = {},
+  options: { safeUrlAllow?: readonly string[]; embeddings?: EmbeddingProvider | null } = {},
 ): Promise<{ migrations: Migration[]; queue: JobQueue }> {
   return withStartupLock(database.pool, database.mode, async () => {
     const migrations = await loadMigrations();
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
-    await ensureOptionalIndexes(database.db, database.features);
+    await ensureOptionalSchema(database.db, database.features, options.embeddings?.dimensions ?? null);
     const queue = await JobQueue.start({
       pool: database.pool,
       db: database.db,
       log,
       definitions,
       ...(options.safeUrlAllow ? { safeUrlAllow: options.safeUrlAllow } : {}),
+      embeddings: options.embeddings ?? null,
     });
     return { migrations, queue };
   });

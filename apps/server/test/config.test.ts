@@ -107,6 +107,30 @@ describe('loadConfig', () => {
     assert.equal(local.llm.baseUrl, 'http://127.0.0.1:11434/v1');
   });
 
+  test('an embeddings provider without its endpoint or key is named; a dimension is bounded', () => {
+    rejects({ EMBEDDINGS_PROVIDER: 'openai' }, 'EMBEDDINGS_PROVIDER');
+    rejects({ EMBEDDINGS_PROVIDER: 'sentencepiece' }, 'EMBEDDINGS_PROVIDER');
+    rejects({ EMBEDDINGS_DIMENSIONS: '7' }, 'EMBEDDINGS_DIMENSIONS');
+    rejects({ EMBEDDINGS_DIMENSIONS: '4097' }, 'EMBEDDINGS_DIMENSIONS');
+    const local = loadConfig({
+      EMBEDDINGS_PROVIDER: 'openai',
+      EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1',
+      EMBEDDINGS_MODEL: 'nomic-embed-text',
+      EMBEDDINGS_DIMENSIONS: '768',
+    });
+    assert.deepEqual(
+      { ...local.embeddings },
+      {
+        provider: 'openai',
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        apiKey: undefined,
+        model: 'nomic-embed-text',
+        dimensions: 768,
+      },
+    );
+    assert.equal(loadConfig({}).embeddings.provider, 'offline');
+  });
+
   test('every bad variable is listed at once', () => {
     rejects({ PORT: 'abc', LOG_LEVEL: 'loud', BCRYPT_COST: '2' }, 'PORT', 'LOG_LEVEL', 'BCRYPT_COST');
   });

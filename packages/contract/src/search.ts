@@ -20,6 +20,7 @@ export const ZSearchHit = z.object({
     .object({
       fulltext: z.number().int().min(1).optional(),
       trigram: z.number().int().min(1).optional(),
+      vector: z.number().int().min(1).optional(),
     })
     .describe('1-based position of the chunk in each retriever that found it'),
 });

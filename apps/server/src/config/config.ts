@@ -143,6 +143,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid configuration:\n  - LLM_PROVIDER: openai needs LLM_API_KEY or LLM_BASE_URL',
     );
   }
+  if (e.EMBEDDINGS_PROVIDER === 'openai' && !e.EMBEDDINGS_BASE_URL && !e.EMBEDDINGS_API_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - EMBEDDINGS_PROVIDER: openai needs EMBEDDINGS_API_KEY or EMBEDDINGS_BASE_URL',
+    );
+  }
   if (e.LLM_PROVIDER === 'anthropic' && !e.LLM_API_KEY) {
     throw new ConfigError('Invalid configuration:\n  - LLM_PROVIDER: anthropic needs LLM_API_KEY');
   }

@@ -127,7 +127,20 @@ export type ChunksTable = {
   document_id: string;
   ordinal: number;
   content: string;
+  /** SHA-256 hex of `content`: embeddings are keyed by it. */
+  content_hash: string;
   tsv: ColumnType<string, string, string>;
+  created_at: CreatedAt;
+};
+
+/** Exists only where pgvector does (db/optional-schema.ts); `embedding` is pgvector's text form. */
+export type EmbeddingsTable = {
+  agent_id: string;
+  workspace_id: string;
+  model: string;
+  content_hash: string;
+  dims: number;
+  embedding: string;
   created_at: CreatedAt;
 };
 
@@ -161,6 +174,7 @@ export type DB = {
   sources: SourcesTable;
   documents: DocumentsTable;
   chunks: ChunksTable;
+  embeddings: EmbeddingsTable;
   kb_articles: KbArticlesTable;
   schema_migrations: SchemaMigrationsTable;
 };

@@ -1,3 +1,4 @@
+import { embedChunksJob } from './embed-chunks.js';
 import { fetchSourceJob } from './fetch-source.js';
 import { indexDocumentJob } from './index-document.js';
 import type { JobDefinition } from './queue.js';
@@ -6,4 +7,8 @@ import type { JobDefinition } from './queue.js';
  * Every job the worker runs. Capabilities add their definitions here (crawling, webhooks,
  * lead push, …); the queue declares each one at start.
  */
-export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [indexDocumentJob, fetchSourceJob];
+export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [
+  indexDocumentJob,
+  fetchSourceJob,
+  embedChunksJob,
+];

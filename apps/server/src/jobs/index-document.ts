@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { chunkText } from '../ingest/chunk-text.js';
+import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import type { Queryable } from '../services/context.js';
+import { queueEmbedding } from './embed-chunks.js';
 import { defineJob } from './queue.js';
 
 /** Postgres text-search configurations by language code; anything else uses `simple`. */
@@ -51,7 +53,7 @@ export const indexDocumentJob = defineJob({
   payload: z.object({ documentId: z.string().min(1) }),
   policy: 'stately',
   retryLimit: 5,
-  async handle({ documentId }, { db, log }) {
+  async handle({ documentId }, { db, log, queue, embeddings }) {
     await db.transaction().execute(async (trx) => {
       const doc = await trx
         .selectFrom('documents')
@@ -85,6 +87,7 @@ export const indexDocumentJob = defineJob({
               document_id: doc.id,
               ordinal,
               content,
+              content_hash: sha256Hex(content),
               tsv: sql<string>`to_tsvector(${regconfig}::regconfig, ${content})`,
             })),
           )
@@ -95,6 +98,8 @@ export const indexDocumentJob = defineJob({
         .set({ index_status: 'indexed', indexed_hash: doc.content_hash, indexed_at: new Date() })
         .where('id', '=', doc.id)
         .execute();
+      // Vectors are computed by a per-agent run outside this transaction (the provider may be remote).
+      if (pieces.length > 0 && queue) await queueEmbedding(queue, embeddings, doc.agent_id, trx);
       // A source waiting for its documents (a pasted text) is indexed once none is pending.
       await trx
         .updateTable('sources')

@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { DB } from '../db/schema.js';
+import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { Queryable } from '../services/context.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
@@ -19,6 +20,8 @@ export type JobContext = {
   safeUrlAllow?: readonly string[];
   /** The queue, for jobs that enqueue follow-up jobs (the worker always sets it). */
   queue?: JobQueue;
+  /** The active embedding provider; null or absent where vectors are not stored. */
+  embeddings?: EmbeddingProvider | null;
 };
 
 /**
@@ -52,6 +55,8 @@ export class JobQueue {
     private readonly log: Logger,
     private readonly definitions: ReadonlyMap<string, JobDefinition<unknown>>,
     private readonly safeUrlAllow: readonly string[],
+    /** The embedding provider handlers get (null: no vectors). */
+    readonly embeddings: EmbeddingProvider | null,
   ) {}
 
   /** Starts pg-boss on `pool` (creating its schema on first use) and declares every queue. */
@@ -63,6 +68,8 @@ export class JobQueue {
     maintenance?: boolean;
     /** SAFE_URL_ALLOW, handed to handlers that fetch (config.safeUrlAllow); default none. */
     safeUrlAllow?: readonly string[];
+    /** The active embedding provider, handed to indexing jobs; default none. */
+    embeddings?: EmbeddingProvider | null;
   }): Promise<JobQueue> {
     const pool = options.pool;
     const boss = new PgBoss({
@@ -88,7 +95,14 @@ export class JobQueue {
       await boss.createQueue(definition.name, queueOptions);
       await boss.updateQueue(definition.name, queueOptions);
     }
-    return new JobQueue(boss, options.db, options.log, byName, options.safeUrlAllow ?? []);
+    return new JobQueue(
+      boss,
+      options.db,
+      options.log,
+      byName,
+      options.safeUrlAllow ?? [],
+      options.embeddings ?? null,
+    );
   }
 
   /**
@@ -152,6 +166,7 @@ export class JobQueue {
               attempt: job.retryCount + 1,
               safeUrlAllow: this.safeUrlAllow,
               queue: this,
+              embeddings: this.embeddings,
             });
           }
         },

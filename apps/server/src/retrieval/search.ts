@@ -2,6 +2,7 @@ import type { TSearchHit } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
+import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
 import { textSearchConfig } from '../jobs/index-document.js';
 import { requireAgent } from '../services/agents.js';
 
@@ -19,8 +20,8 @@ const MAX_TERM_LENGTH = 64;
 /** Below this word similarity a chunk is not a trigram hit. */
 const TRIGRAM_THRESHOLD = 0.45;
 
-/** The retrievers whose ranks a hit reports. Vector similarity joins here once embeddings exist. */
-export type RetrieverName = 'fulltext' | 'trigram';
+/** The retrievers whose ranks a hit reports. */
+export type RetrieverName = 'fulltext' | 'trigram' | 'vector';
 
 /** One retriever's answer: chunk ids, best first. */
 export type RankedList = { name: RetrieverName; ids: string[] };
@@ -101,12 +102,17 @@ export type SearchInput = {
   query: string;
   limit?: number | undefined;
   features: DatabaseFeatures;
+  /** Embeds the query for the vector retriever; null or absent: no vector retrieval. */
+  embeddings?: EmbeddingProvider | null | undefined;
+  /** Called when the query cannot be embedded (the search goes on without vectors). */
+  onVectorError?: (error: unknown) => void;
 };
 
 /**
  * Hybrid search over one agent's chunks: full-text (strict `websearch_to_tsquery` plus an OR
- * form for recall, in both `simple` and the agent's language) and, with pg_trgm, trigram word
- * similarity for typos, fused by reciprocal rank. Every branch filters by workspace and agent
+ * form for recall, in both `simple` and the agent's language), with pg_trgm trigram word
+ * similarity for typos, and with pgvector and an embedding provider vector similarity, fused
+ * by reciprocal rank. Every branch filters by workspace and agent
  * in its own SQL. An agent of another workspace (or none) is a 404.
  */
 export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
@@ -121,7 +127,13 @@ export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
   const config = await textSearchConfig(db, agent.language_default);
   const lists: RankedList[] = [await fullTextList(scope, query, config)];
   if (features.trigram) lists.push(await trigramList(scope, query));
-  // Vector similarity (pgvector, once chunks carry embeddings) is one more RankedList here.
+  if (features.vector && input.embeddings) {
+    const vector = await vectorList(scope, query, input.embeddings).catch((error: unknown) => {
+      input.onVectorError?.(error);
+      return null;
+    });
+    if (vector) lists.push(vector);
+  }
 
   const top = fuseRankedLists(lists).slice(0, limit);
   return loadHits(scope, top);
@@ -177,6 +189,50 @@ async function trigramList(scope: Scope, query: string): Promise<RankedList> {
     return result.rows;
   });
   return { name: 'trigram', ids: rows.map((row) => row.id) };
+}
+
+/** Budget for embedding a query; past it the search answers without the vector list. */
+const QUERY_EMBED_TIMEOUT_MS = 5_000;
+
+/**
+ * Chunks whose text vector is nearest the query's (cosine), among this agent's vectors of the
+ * active provider, above the provider's similarity floor. The dimension is a literal so the
+ * planner can use that dimension's partial HNSW index; iterative scans keep the agent filter
+ * from starving the index of candidates (pgvector ≥ 0.8).
+ */
+async function vectorList(scope: Scope, query: string, embeddings: EmbeddingProvider): Promise<RankedList> {
+  const [embedding] = await embeddings.embed([query], {
+    signal: AbortSignal.timeout(QUERY_EMBED_TIMEOUT_MS),
+  });
+  if (!embedding?.some((value) => value !== 0)) return { name: 'vector', ids: [] };
+  const dims = sql.lit(embedding.length);
+  const literal = toVectorLiteral(embedding);
+  const maxDistance = 1 - embeddings.minSimilarity;
+  const rows = await scope.db.transaction().execute(async (trx) => {
+    await sql`select set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', '100', true)`.execute(
+      trx,
+    );
+    const result = await sql<{ id: string }>`
+      with nearest as (
+        select e.content_hash, e.embedding::vector(${dims}) <=> ${literal}::vector(${dims}) as distance
+        from embeddings e
+        where e.workspace_id = ${scope.workspaceId}
+          and e.agent_id = ${scope.agentId}
+          and e.model = ${embeddings.key}
+          and e.dims = ${dims}
+        order by e.embedding::vector(${dims}) <=> ${literal}::vector(${dims})
+        limit ${scope.candidates}
+      )
+      select c.id
+      from nearest n
+      join chunks c on c.agent_id = ${scope.agentId} and c.content_hash = n.content_hash
+      where c.workspace_id = ${scope.workspaceId}
+        and n.distance <= ${maxDistance}
+      order by n.distance, c.id
+      limit ${scope.candidates}`.execute(trx);
+    return result.rows;
+  });
+  return { name: 'vector', ids: rows.map((row) => row.id) };
 }
 
 /** Loads the fused hits' chunks and documents (again within the workspace and agent), in fused order. */

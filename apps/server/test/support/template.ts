@@ -9,7 +9,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { wrapPglite } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { ensureOptionalIndexes, OPTIONAL_INDEXES_FINGERPRINT } from '../../src/db/optional-indexes.js';
+import { ensureOptionalSchema, OPTIONAL_SCHEMA_FINGERPRINT } from '../../src/db/optional-schema.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { createLogger } from '../../src/logger.js';
 
@@ -21,7 +21,7 @@ const silent = { info() {}, warn() {} };
 async function templateFingerprint(): Promise<string> {
   const hash = createHash('sha256');
   for (const migration of await loadMigrations()) hash.update(migration.checksum);
-  hash.update(OPTIONAL_INDEXES_FINGERPRINT);
+  hash.update(OPTIONAL_SCHEMA_FINGERPRINT);
   for (const pkg of ['@electric-sql/pglite', 'pg-boss']) {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8'));
     hash.update(`${pkg}@${manifest.version}`);
@@ -32,7 +32,7 @@ async function templateFingerprint(): Promise<string> {
 /** Migrates a database and installs the queue schema, so each test file starts from a complete store. */
 async function prepareSchema(database: Awaited<ReturnType<typeof wrapPglite>>): Promise<void> {
   await migrate(database.pool);
-  await ensureOptionalIndexes(database.db, database.features);
+  await ensureOptionalSchema(database.db, database.features);
   const queue = await JobQueue.start({
     pool: database.pool,
     db: database.db,

@@ -8,6 +8,7 @@ import { createApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/db/database.js';
 import { loadMigrations } from '../../src/db/migrate.js';
+import { embeddingProviderFor } from '../../src/embeddings/index.js';
 import { JOB_DEFINITIONS } from '../../src/jobs/definitions.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { createLogger } from '../../src/logger.js';
@@ -43,6 +44,7 @@ export async function createTestApp(
   const config = await createTestConfig(options.env);
   const database = await createTestDatabase();
   const expectedMigrations = (await loadMigrations()).length;
+  const embeddings = embeddingProviderFor(config, database.features);
   // A queue that accepts jobs but runs none: tests look at what was queued, or work it themselves.
   const queue =
     options.queue === undefined
@@ -52,10 +54,11 @@ export async function createTestApp(
           log: createLogger('silent'),
           definitions: JOB_DEFINITIONS,
           maintenance: false,
+          embeddings,
         })
       : options.queue;
   const app = await createApp(
-    { config, database, queue, expectedMigrations, ...(options.now ? { now: options.now } : {}) },
+    { config, database, queue, embeddings, expectedMigrations, ...(options.now ? { now: options.now } : {}) },
     options.logger ? { logger: options.logger } : {},
   );
   await app.ready();

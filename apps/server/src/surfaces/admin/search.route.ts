@@ -18,7 +18,8 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: "Search an agent's indexed knowledge",
           description:
             'Full-text (all words, then any word; simple and the agent language) and, where pg_trgm ' +
-            'exists, trigram similarity for typos, fused by reciprocal rank (k = 60).',
+            'exists, trigram similarity for typos, and where pgvector exists, vector similarity, fused ' +
+            'by reciprocal rank (k = 60).',
           security: bearerSecurity,
           params: ZIdParams,
           body: ZSearchRequest,
@@ -34,6 +35,9 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           query: request.body.query,
           limit: request.body.limit,
           features: deps.database.features,
+          embeddings: deps.embeddings ?? null,
+          onVectorError: (error) =>
+            request.log.warn({ err: error }, 'query not embedded; searching without vectors'),
         });
         return { data: { query: request.body.query, hits } };
       },

@@ -1,0 +1,65 @@
+import { type Kysely, sql } from 'kysely';
+import { sha256Hex } from '../security/hashing.js';
+import type { DatabaseFeatures } from './database.js';
+import type { DB } from './schema.js';
+
+/**
+ * Schema that needs an optional extension, so the static migrations cannot create it. Each
+ * statement is idempotent and runs at start, after the migrations, when its feature exists.
+ */
+const OPTIONAL_SCHEMA: ReadonlyArray<{ feature: keyof DatabaseFeatures; statement: string }> = [
+  {
+    feature: 'trigram',
+    statement:
+      'create index if not exists chunks_content_trgm_idx on chunks using gin (content gin_trgm_ops)',
+  },
+  {
+    // One vector per distinct chunk text of an agent and embedding model. `dims` is stored so
+    // a provider with another dimension never gets compared with these vectors.
+    feature: 'vector',
+    statement: `create table if not exists embeddings (
+      agent_id text not null references agents (id) on delete cascade,
+      workspace_id text not null references workspaces (id) on delete cascade,
+      model text not null,
+      content_hash text not null,
+      dims integer not null,
+      embedding vector not null,
+      created_at timestamptz not null default now(),
+      primary key (agent_id, model, content_hash)
+    )`,
+  },
+];
+
+/** Fingerprint of the optional schema (the test template cache keys on it). */
+export const OPTIONAL_SCHEMA_FINGERPRINT = sha256Hex(
+  OPTIONAL_SCHEMA.map((entry) => `${entry.feature}:${entry.statement}`).join('\n'),
+);
+
+/** pgvector's HNSW index handles at most this many dimensions. */
+export const MAX_INDEXED_DIMENSIONS = 2000;
+
+/**
+ * Creates the optional schema this database supports, and with pgvector an HNSW index for
+ * the active embedding dimension (a partial index per dimension, so a provider change adds
+ * its own). Idempotent; call it after `migrate` and under the startup lock.
+ */
+export async function ensureOptionalSchema(
+  db: Kysely<DB>,
+  features: DatabaseFeatures,
+  vectorDimensions: number | null = null,
+): Promise<void> {
+  for (const entry of OPTIONAL_SCHEMA) {
+    if (features[entry.feature]) await sql.raw(entry.statement).execute(db);
+  }
+  if (features.vector && vectorDimensions !== null) await ensureVectorIndex(db, vectorDimensions);
+}
+
+async function ensureVectorIndex(db: Kysely<DB>, dims: number): Promise<void> {
+  if (!Number.isInteger(dims) || dims < 1 || dims > MAX_INDEXED_DIMENSIONS) return;
+  await sql
+    .raw(
+      `create index if not exists embeddings_hnsw_${dims}_idx on embeddings ` +
+        `using hnsw ((embedding::vector(${dims})) vector_cosine_ops) where dims = ${dims}`,
+    )
+    .execute(db);
+}

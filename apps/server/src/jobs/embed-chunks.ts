@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
+import type { Queryable } from '../services/context.js';
+import { defineJob, type JobQueue } from './queue.js';
+
+/**
+ * Embeds an agent's chunk texts that have no vector under the active provider, a batch at a
+ * time (provider calls happen outside any transaction, so a slow embeddings server never holds
+ * the store), then drops vectors no chunk uses any more and vectors of other providers. Keyed
+ * per agent: however many documents are indexed at once, one run catches up with all of them.
+ */
+export const embedChunksJob = defineJob({
+  name: 'embed-chunks',
+  payload: z.object({ agentId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: 8,
+  retryDelaySeconds: 30,
+  async handle({ agentId }, { db, log, embeddings }) {
+    if (!embeddings) return;
+    let after = '';
+    let embedded = 0;
+    for (;;) {
+      const batch = await sql<{ content_hash: string; content: string; workspace_id: string }>`
+        select distinct on (c.content_hash) c.content_hash, c.content, c.workspace_id
+        from chunks c
+        where c.agent_id = ${agentId}
+          and c.content_hash > ${after}
+          and not exists (
+            select 1 from embeddings e
+            where e.agent_id = c.agent_id and e.model = ${embeddings.key} and e.content_hash = c.content_hash)
+        order by c.content_hash
+        limit ${embeddings.maxBatch}`.execute(db);
+      const rows = batch.rows;
+      const last = rows.at(-1);
+      if (!last) break;
+      after = last.content_hash;
+      const vectors = await embeddings.embed(rows.map((row) => row.content));
+      await db
+        .insertInto('embeddings')
+        .values(
+          rows.map((row, index) => {
+            const vector = vectors[index] ?? [];
+            return {
+              agent_id: agentId,
+              workspace_id: row.workspace_id,
+              model: embeddings.key,
+              content_hash: row.content_hash,
+              dims: vector.length,
+              embedding: toVectorLiteral(vector),
+            };
+          }),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      embedded += rows.length;
+    }
+    const removed = await sql`
+      delete from embeddings e
+      where e.agent_id = ${agentId}
+        and (e.model <> ${embeddings.key}
+          or not exists (select 1 from chunks c where c.agent_id = e.agent_id and c.content_hash = e.content_hash))`.execute(
+      db,
+    );
+    log.debug({ agentId, embedded, removed: Number(removed.numAffectedRows ?? 0) }, 'chunks embedded');
+  },
+});
+
+/** Queues an agent's embedding run (inside the caller's transaction when given one). */
+export async function queueEmbedding(
+  queue: JobQueue,
+  embeddings: EmbeddingProvider | null | undefined,
+  agentId: string,
+  db?: Queryable,
+): Promise<void> {
+  if (!embeddings) return;
+  await queue.send(embedChunksJob, { agentId }, { key: agentId, ...(db ? { db } : {}) });
+}
+
+/**
+ * Queues a run for every agent with a chunk text lacking a vector under the active provider:
+ * after a provider change this re-embeds everything, and it picks up runs that gave up.
+ */
+export async function queueMissingEmbeddings(
+  db: Queryable,
+  queue: JobQueue,
+  embeddings: EmbeddingProvider | null,
+): Promise<number> {
+  if (!embeddings) return 0;
+  const agents = await sql<{ id: string }>`
+    select a.id from agents a
+    where exists (
+      select 1 from chunks c
+      where c.agent_id = a.id
+        and not exists (
+          select 1 from embeddings e
+          where e.agent_id = c.agent_id and e.model = ${embeddings.key} and e.content_hash = c.content_hash))`.execute(
+    db,
+  );
+  await queue.sendMany(
+    embedChunksJob,
+    agents.rows.map((row) => ({ payload: { agentId: row.id }, key: row.id })),
+  );
+  return agents.rows.length;
+}
