@@ -8,10 +8,10 @@ import { type Database, openEmbeddedDatabase, openPostgresDatabase } from './db/
 import { loadMigrations, type Migration, migrate } from './db/migrate.js';
 import { ensureOptionalSchema } from './db/optional-schema.js';
 import { withStartupLock } from './db/startup-lock.js';
-import { type EmbeddingProvider, embeddingProviderFor } from './embeddings/index.js';
+import { embeddingProviderFor } from './embeddings/index.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
-import { type JobDefinition, JobQueue } from './jobs/queue.js';
+import { type JobDefinition, JobQueue, type JobServices } from './jobs/queue.js';
 import { hasNoUsers } from './services/bootstrap.js';
 
 /** A running service (HTTP and/or worker) and how to stop it. */
@@ -64,6 +64,8 @@ export async function startService(
     const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, {
       safeUrlAllow: config.safeUrlAllow,
       embeddings,
+      ...(config.appKey ? { appKey: config.appKey } : {}),
+      crawlDelayMs: config.crawlDelayMs,
     });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
     if (options.worker ?? true) {
@@ -128,20 +130,19 @@ export async function prepareStore(
   database: Database,
   log: Logger,
   definitions: readonly JobDefinition<unknown>[] = JOB_DEFINITIONS,
-  options: { safeUrlAllow?: readonly string[]; embeddings?: EmbeddingProvider | null } = {},
+  services: JobServices = {},
 ): Promise<{ migrations: Migration[]; queue: JobQueue }> {
   return withStartupLock(database.pool, database.mode, async () => {
     const migrations = await loadMigrations();
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
-    await ensureOptionalSchema(database.db, database.features, options.embeddings?.dimensions ?? null);
+    await ensureOptionalSchema(database.db, database.features, services.embeddings?.dimensions ?? null);
     const queue = await JobQueue.start({
       pool: database.pool,
       db: database.db,
       log,
       definitions,
-      ...(options.safeUrlAllow ? { safeUrlAllow: options.safeUrlAllow } : {}),
-      embeddings: options.embeddings ?? null,
+      services,
     });
     return { migrations, queue };
   });

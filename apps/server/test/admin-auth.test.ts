@@ -4,8 +4,28 @@ import type { InjectOptions } from 'fastify';
 import { ADMIN_ROUTES, type AdminRoute, bearer, expectError, UNAUTHENTICATED_BODY } from './support/http.js';
 import { createTestApp, issueToken, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 
+/** A valid multipart upload of one small text file (the uploads route takes nothing else). */
+const UPLOAD_BOUNDARY = 'matrix-boundary';
+const UPLOAD_BODY = [
+  `--${UPLOAD_BOUNDARY}`,
+  'Content-Disposition: form-data; name="file"; filename="matrix.txt"',
+  'Content-Type: text/plain',
+  '',
+  'Matrix',
+  `--${UPLOAD_BOUNDARY}--`,
+  '',
+].join('\r\n');
+
 /** A request to an admin route; bodies are valid so only the credential decides. */
 function request(route: AdminRoute, headers: Record<string, string>): InjectOptions {
+  if (route.url.endsWith('/uploads')) {
+    return {
+      method: route.method,
+      url: route.url,
+      headers: { 'content-type': `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`, ...headers },
+      payload: UPLOAD_BODY,
+    };
+  }
   const body =
     route.method === 'POST' && route.url.endsWith('/tokens')
       ? { name: 'Matrix', abilities: ['admin'] }

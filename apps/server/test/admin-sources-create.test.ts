@@ -102,7 +102,7 @@ describe('admin API: creating, deleting and re-indexing text and url sources', (
     await runFetchJob(t, created.id);
     assert.equal(site.requests.length, 1);
     const fetched = await sourceRow(t, created.id);
-    assert.equal(fetched.status, 'indexed');
+    assert.equal(fetched.status, 'indexing', 'stored, waiting for its index job');
     assert.equal(fetched.error, null);
     const [doc] = await documentsOfSource(t, created.id);
     assert.ok(doc);
@@ -111,9 +111,10 @@ describe('admin API: creating, deleting and re-indexing text and url sources', (
     assert.equal(doc.title, 'Returns & refunds');
     assert.match(doc.content_text, /thirty days/);
     assert.doesNotMatch(doc.content_text, /Menu Home Shop/, 'navigation is dropped');
-    assert.equal(doc.content_hash, sha256(doc.content_text));
+    assert.equal(doc.content_hash, sha256(`${doc.title}\n${doc.content_text}`));
     assert.equal(await jobsFor(t, 'index-document', doc.id), 1);
     await runIndexJob(t, doc.id);
+    assert.equal((await sourceRow(t, created.id)).status, 'indexed', 'the index job completes the source');
     await completeJobs(t, 'index-document', doc.id);
     await completeJobs(t, 'fetch-source', created.id);
 

@@ -10,3 +10,5 @@ export * from './origin.js';
 export * from './search.js';
 export * from './site.js';
 export * from './source.js';
+export * from './sql-source.js';
+export * from './upload.js';

@@ -1,4 +1,22 @@
 import { z } from 'zod';
+import { ZSourceCreateSql } from './sql-source.js';
+
+/** How far a source's content got: its documents by index state, and what its last fetch did. */
+export const ZSourceProgress = z.object({
+  documents_indexed: z.number().int(),
+  documents_pending: z.number().int(),
+  last_run: z
+    .object({
+      finished_at: z.string(),
+      fetched: z.number().int().describe('Pages (crawl, sitemap, url) or rows (sql) stored'),
+      skipped: z.number().int().describe('Pages skipped: robots.txt, non-HTML, duplicates, noindex, errors'),
+      removed: z.number().int().describe('Documents removed because the page or row is gone'),
+      stopped_by: z.string().describe('done, page_cap, row_cap, time_budget or aborted'),
+      failures: z.array(z.object({ url: z.string(), reason: z.string() })).describe('The first 20'),
+    })
+    .nullable(),
+});
+export type TSourceProgress = z.infer<typeof ZSourceProgress>;
 
 /** A knowledge source as the admin API shows it. */
 export const ZSource = z.object({
@@ -7,10 +25,13 @@ export const ZSource = z.object({
   type: z
     .string()
     .describe(
-      'site (synced posts), products (synced products and coupons), text (pasted), url (one page), …',
+      'site (synced posts), products (synced products and coupons), text (pasted), url (one page), ' +
+        'crawl (a site from a start URL), sitemap, sql (rows of a SELECT), upload (a file), kb (published articles)',
     ),
   name: z.string(),
-  status: z.string().describe('ready (synced sites); queued → indexing → indexed | failed (text, url)'),
+  status: z
+    .string()
+    .describe('ready (synced sites); queued → indexing → indexed | failed (every other type)'),
   error: z.string().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
   site_url: z.string().nullable(),
   plugin_version: z.string().nullable(),
@@ -18,6 +39,10 @@ export const ZSource = z.object({
   last_synced_at: z.string().nullable(),
   document_count: z.number().int(),
   coupon_count: z.number().int().nullable(),
+  config: z
+    .record(z.string(), z.unknown())
+    .describe('The settings it was created with (URL, caps, SQL connection and query, file); never a secret'),
+  progress: ZSourceProgress,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -53,6 +78,38 @@ export const ZSourceCreateUrl = z.strictObject({
     .describe('http(s) URL of one page (HTML or plain text)'),
 });
 
-/** Body of `POST /api/v1/admin/agents/{id}/sources`: a `text` or `url` source. */
-export const ZSourceCreate = z.discriminatedUnion('type', [ZSourceCreateText, ZSourceCreateUrl]);
+/** Most pages a crawl or sitemap source indexes, and its default. */
+export const CRAWL_MAX_PAGES = 2000;
+export const CRAWL_DEFAULT_PAGES = 200;
+/** Deepest link distance a crawl follows, and its default. */
+export const CRAWL_MAX_DEPTH = 10;
+export const CRAWL_DEFAULT_DEPTH = 3;
+
+const ZHttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+/** A site, crawled breadth-first from a start URL through the crawl-safety guard. */
+export const ZSourceCreateCrawl = z.strictObject({
+  type: z.literal('crawl'),
+  name: z.string().trim().max(200).optional(),
+  url: ZHttpUrl.describe('Start page; only pages of its origin (scheme, host, port) are followed'),
+  max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
+  max_depth: z.number().int().min(0).max(CRAWL_MAX_DEPTH).default(CRAWL_DEFAULT_DEPTH),
+});
+
+/** The pages a sitemap (or sitemap index) lists, on the sitemap's own origin. */
+export const ZSourceCreateSitemap = z.strictObject({
+  type: z.literal('sitemap'),
+  name: z.string().trim().max(200).optional(),
+  url: ZHttpUrl.describe('URL of sitemap.xml (urlset or sitemap index; gzip accepted)'),
+  max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
+});
+
+/** Body of `POST /api/v1/admin/agents/{id}/sources`: a text, url, crawl, sitemap or sql source. */
+export const ZSourceCreate = z.discriminatedUnion('type', [
+  ZSourceCreateText,
+  ZSourceCreateUrl,
+  ZSourceCreateCrawl,
+  ZSourceCreateSitemap,
+  ZSourceCreateSql,
+]);
 export type TSourceCreate = z.infer<typeof ZSourceCreate>;

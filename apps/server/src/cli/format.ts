@@ -21,9 +21,51 @@ export function formatResult(command: string, result: unknown, json: boolean): s
       return at('applied') === ''
         ? `Nothing to migrate; database is at ${at('current')}.`
         : `Applied migrations ${at('applied')}; database is at ${at('current')}.`;
+    case 'eval':
+      return formatEval(result);
     default:
       return JSON.stringify(result, null, 2);
   }
+}
+
+/** The eval report: the metrics, then each miss with what was expected and the top hits found. */
+function formatEval(result: unknown): string {
+  const at = (...path: string[]) => read(result, path);
+  const percent = (key: string) => `${(Number(at(key)) * 100).toFixed(1)}%`;
+  const vectorErrors = Number(at('vector_errors'));
+  const lines = [
+    `Agent ${at('agent_id')} (workspace ${at('workspace_id')}), ${at('questions')} questions, ` +
+      `top ${at('limit')} hits, ${at('vector') === 'true' ? 'with' : 'without'} vector retrieval` +
+      (vectorErrors > 0 ? ` (${vectorErrors} questions could not be embedded)` : '') +
+      '.',
+    `  recall@1  ${percent('recall_at_1')}`,
+    `  recall@5  ${percent('recall_at_5')}`,
+    `  MRR@10    ${Number(at('mrr')).toFixed(3)}`,
+  ];
+  const misses = isRecord(result) && Array.isArray(result.misses) ? result.misses : [];
+  lines.push(
+    '',
+    misses.length === 0 ? 'No misses in the top 5.' : `Misses (not in the top 5): ${misses.length}`,
+  );
+  for (const miss of misses) {
+    const get = (...path: string[]) => read(miss, path);
+    const label = get('id') === '' ? '' : `[${get('id')}] `;
+    const rank = get('rank') === '' ? 'not retrieved' : `found at rank ${get('rank')}`;
+    const expected =
+      get('expected', 'url') !== '' ? `url ${get('expected', 'url')}` : `text "${get('expected', 'text')}"`;
+    lines.push('', `- ${label}${get('question')}`, `    expected ${expected} (${rank})`);
+    const top = isRecord(miss) && Array.isArray(miss.top) ? miss.top : [];
+    if (top.length === 0) lines.push('    no hits');
+    top.forEach((hit: unknown, index) => {
+      const url = read(hit, ['url']);
+      lines.push(`    ${index + 1}. ${read(hit, ['title'])}${url === '' ? '' : ` <${url}>`}`);
+    });
+  }
+  return lines.join('\n');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 /** Reads a nested value as text ('' when absent); arrays are joined with commas. */

@@ -8,7 +8,7 @@ import { loadMigrations, migrate } from '../db/migrate.js';
 import { AppError } from '../errors/app-error.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
-import { DATA_COMMANDS, type DataCommandName, isDataCommand } from './commands.js';
+import { DATA_COMMANDS, type DataCommandName, isDataCommand, readEvalOptions } from './commands.js';
 import { ControlCommandError, callControlServer } from './control-socket.js';
 import { formatResult } from './format.js';
 
@@ -20,6 +20,11 @@ Commands:
   token:create --workspace ID --name N --abilities admin,wp:integration [--json]
                        Issue an API token; prints the plaintext once.
   migrate [--json]     Apply pending database migrations.
+  eval --agent ID --golden FILE.jsonl [--limit N] [--min-recall5 X] [--json]
+                       Score an agent's retrieval on golden questions (one JSON object a line:
+                       {"question", "expected_url" | "expected_text", "id"?}); prints recall@1,
+                       recall@5, MRR (top 10) and the misses. --limit: hits per question
+                       (default 10, at most 50). --min-recall5: exit 1 when recall@5 is below X.
   worker               Run a job worker alone (PostgreSQL mode; on the embedded store
                        the worker runs inside npm start).
   key:generate         Print a new APP_KEY value.
@@ -39,6 +44,10 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
       workspace: { type: 'string' },
       name: { type: 'string' },
       abilities: { type: 'string' },
+      agent: { type: 'string' },
+      golden: { type: 'string' },
+      limit: { type: 'string' },
+      'min-recall5': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -61,9 +70,28 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
     return 1;
   }
   const { json, help: _help, ...args } = values;
+  if (command === 'eval') return runEval(config, log, args, json);
   const result = await runDataCommand(config, log, command, args);
   process.stdout.write(`${formatResult(command, result, json)}\n`);
   return 0;
+}
+
+/** `cli eval`: reads the golden file here, runs the questions as a data command, gates on --min-recall5. */
+async function runEval(
+  config: Config,
+  log: Logger,
+  values: Parameters<typeof readEvalOptions>[0],
+  json: boolean,
+): Promise<number> {
+  const { args, minRecall5 } = await readEvalOptions(values);
+  const result = await runDataCommand(config, log, 'eval', args);
+  process.stdout.write(`${formatResult('eval', result, json)}\n`);
+  if (minRecall5 === null) return 0;
+  const recall5 =
+    typeof result === 'object' && result !== null && 'recall_at_5' in result ? Number(result.recall_at_5) : 0;
+  if (recall5 >= minRecall5) return 0;
+  process.stderr.write(`recall@5 ${recall5} is below --min-recall5 ${minRecall5}.\n`);
+  return 1;
 }
 
 /** Runs a data command on the local store, or through the running service when it holds the store. */

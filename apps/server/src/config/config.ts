@@ -78,6 +78,7 @@ export const ZEnv = z.object({
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
+  CRAWL_DELAY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(60_000).default(250)),
 });
 
 /** The parsed, typed and frozen configuration. */
@@ -113,6 +114,8 @@ export type Config = Readonly<{
   wpThrottlePerMinute: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeoutMs: number;
+  /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
+  crawlDelayMs: number;
 }>;
 
 /** Raised when the environment does not parse; its message lists every bad variable. */
@@ -190,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     wpThrottlePerMinute: e.WP_THROTTLE_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    crawlDelayMs: e.CRAWL_DELAY_MS,
   };
   return Object.freeze(config);
 }

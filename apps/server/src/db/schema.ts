@@ -90,6 +90,8 @@ export type SourcesTable = {
   status: Generated<string>;
   error: string | null;
   config: ColumnType<Record<string, unknown>, string | undefined, string>;
+  /** `{ last_run: … }`: what the last fetch of the source did. */
+  progress: ColumnType<Record<string, unknown>, string | undefined, string>;
   site_url: string | null;
   plugin_version: string | null;
   plugin_base: string | null;

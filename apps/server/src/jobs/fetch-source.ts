@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { htmlToText } from '../ingest/html-text.js';
+import { decodeHtml } from '../crawl/fetch-page.js';
+import { readHtmlPage } from '../crawl/read-html-page.js';
+import { CRAWLER_USER_AGENT } from '../crawl/robots.js';
 import { safeFetch } from '../outbound/index.js';
 import { sha256Hex } from '../security/hashing.js';
 import { upsertDocuments } from '../services/documents.js';
+import { runCrawlSource } from './crawl-source.js';
 import { defineJob, type JobContext } from './queue.js';
+import { failRun, finishRun, removeDocumentsExcept, type SourceRef, startRun } from './source-run.js';
+import { runSqlSource } from './sql-source.js';
 
 /** Body cap of a fetched page: 10 MiB. */
 export const URL_SOURCE_MAX_BYTES = 10 * 1024 * 1024;
@@ -14,84 +19,86 @@ const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 const TEXT_TYPES = /^\s*text\/plain\s*(;|$)/i;
 
 /**
- * Fetches a `url` source's page through the crawl-safety guard and stores it as the source's
- * one document. The status moves indexing → indexed | failed; a refusal or failure is stored
- * verbatim in `sources.error` and stores no document. An unchanged page (same content hash)
- * queues no index job. Keyed per source, so one fetch per source runs at a time.
+ * Fetches a source's content through the crawl-safety guard: one page (`url`), a site
+ * (`crawl`), the pages of a sitemap (`sitemap`) or the rows of a query (`sql`). The status moves
+ * indexing → indexed | failed; a refusal or failure is stored verbatim in `sources.error` and
+ * keeps what earlier fetches stored. Unchanged content (same hash) queues no index job. Keyed
+ * per source, so one fetch per source runs at a time.
  */
 export const fetchSourceJob = defineJob({
   name: 'fetch-source',
   payload: z.object({ sourceId: z.string().min(1) }),
   policy: 'stately',
   retryLimit: 2,
+  // A crawl may take its whole time budget (15 minutes) plus the storing.
+  expireInSeconds: 30 * 60,
   async handle({ sourceId }, context) {
-    const { db, log } = context;
-    const source = await db
+    const source = await context.db
       .selectFrom('sources')
-      .select(['id', 'type', 'config'])
+      .select(['id', 'workspace_id', 'agent_id', 'type', 'config'])
       .where('id', '=', sourceId)
       .executeTakeFirst();
-    if (source?.type !== 'url') return;
-    const url = source.config.url;
-    if (typeof url !== 'string') {
-      await fail(context, sourceId, 'failed: the source has no URL');
-      return;
+    switch (source?.type) {
+      case 'url':
+        return fetchUrlSource(context, source);
+      case 'crawl':
+      case 'sitemap':
+        return runCrawlSource(context, source);
+      case 'sql':
+        return runSqlSource(context, source);
+      default:
+        return; // deleted meanwhile, or a type nothing fetches
     }
-    await db
-      .updateTable('sources')
-      .set({ status: 'indexing', updated_at: new Date() })
-      .where('id', '=', sourceId)
-      .execute();
-
-    const fetched = await safeFetch(url, {
-      allow: context.safeUrlAllow ?? [],
-      accept: (contentType) => HTML_TYPES.test(contentType) || TEXT_TYPES.test(contentType),
-      maxBytes: URL_SOURCE_MAX_BYTES,
-      timeoutMs: URL_SOURCE_TIMEOUT_MS,
-      headers: { accept: 'text/html, application/xhtml+xml, text/plain;q=0.9' },
-    });
-    if (!fetched.ok) {
-      log.info({ sourceId, reason: fetched.reason }, 'url source not fetched');
-      await fail(context, sourceId, fetched.reason);
-      return;
-    }
-    if (fetched.status < 200 || fetched.status > 299) {
-      await fail(context, sourceId, `failed: ${fetched.url} answered HTTP ${fetched.status}`);
-      return;
-    }
-    const page = readPage(fetched.body, fetched.contentType, fetched.url);
-    if (page.text === '') {
-      await fail(context, sourceId, `failed: ${fetched.url} has no readable text`);
-      return;
-    }
-    await storePage(context, sourceId, page);
   },
 });
 
-type Page = { url: string; title: string; text: string; hash: string };
-
-/** Decodes the body (charset from Content-Type, UTF-8 otherwise) and extracts text and title. */
-function readPage(body: Buffer, contentType: string, url: string): Page {
-  const raw = decode(body, contentType);
-  const html = HTML_TYPES.test(contentType);
-  const text = html ? htmlToText(raw) : raw.replace(/\r\n?/g, '\n').trim();
-  return { url, title: (html ? titleOf(raw) : '') || url, text, hash: sha256Hex(text) };
-}
-
-function decode(body: Buffer, contentType: string): string {
-  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] ?? 'utf-8';
-  try {
-    return new TextDecoder(charset).decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
+/** Fetches a `url` source's one page and stores it as the source's one document. */
+async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<void> {
+  const sourceId = source.id;
+  const url = source.config.url;
+  if (typeof url !== 'string') {
+    await failRun(context.db, sourceId, 'failed: the source has no URL');
+    return;
   }
+  await startRun(context.db, sourceId);
+  const fetched = await safeFetch(url, {
+    allow: context.safeUrlAllow ?? [],
+    accept: (contentType) => HTML_TYPES.test(contentType) || TEXT_TYPES.test(contentType),
+    maxBytes: URL_SOURCE_MAX_BYTES,
+    timeoutMs: URL_SOURCE_TIMEOUT_MS,
+    headers: {
+      accept: 'text/html, application/xhtml+xml, text/plain;q=0.9',
+      'user-agent': CRAWLER_USER_AGENT,
+    },
+  });
+  if (!fetched.ok) {
+    context.log.info({ sourceId, reason: fetched.reason }, 'url source not fetched');
+    await failRun(context.db, sourceId, fetched.reason);
+    return;
+  }
+  if (fetched.status < 200 || fetched.status > 299) {
+    await failRun(context.db, sourceId, `failed: ${fetched.url} answered HTTP ${fetched.status}`);
+    return;
+  }
+  const page = readPage(fetched.body, fetched.contentType, fetched.url);
+  if (page.text === '') {
+    await failRun(context.db, sourceId, `failed: ${fetched.url} has no readable text`);
+    return;
+  }
+  await storePage(context, sourceId, page);
 }
 
-/** The page's `<title>`, looked for in its first 64 KiB only; '' when absent. */
-function titleOf(html: string): string {
-  const match = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html.slice(0, 64 * 1024));
-  if (!match?.[1]) return '';
-  return htmlToText(`<p>${match[1]}</p>`).replace(/\s+/g, ' ').trim().slice(0, 500);
+type Page = { url: string; title: string; text: string; hash: string; lang: string | null };
+
+/** Readable text of the body: HTML through Readability and html-to-text, plain text as it is. */
+function readPage(body: Buffer, contentType: string, url: string): Page {
+  if (HTML_TYPES.test(contentType)) {
+    const page = readHtmlPage(decodeHtml(body, contentType), url);
+    const title = page.title || url;
+    return { url, title, text: page.text, hash: sha256Hex(`${title}\n${page.text}`), lang: page.lang };
+  }
+  const text = decodeHtml(body, contentType).replace(/\r\n?/g, '\n').trim();
+  return { url, title: url, text, hash: sha256Hex(`${url}\n${text}`), lang: null };
 }
 
 /**
@@ -109,11 +116,7 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
       .forUpdate()
       .executeTakeFirst();
     if (!source) return;
-    await trx
-      .deleteFrom('documents')
-      .where('source_id', '=', sourceId)
-      .where('external_id', '<>', page.url)
-      .execute();
+    const removed = await removeDocumentsExcept(trx, sourceId, [page.url]);
     await upsertDocuments(trx, queue, source, [
       {
         externalId: page.url,
@@ -123,7 +126,7 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
           kind: 'page',
           title: page.title,
           url: page.url,
-          language: null,
+          language: page.lang,
           text: page.text,
           hash: page.hash,
           metadata: {},
@@ -131,19 +134,6 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
         }),
       },
     ]);
-    await trx
-      .updateTable('sources')
-      .set({ status: 'indexed', error: null, last_synced_at: new Date(), updated_at: new Date() })
-      .where('id', '=', sourceId)
-      .execute();
+    await finishRun(trx, sourceId, { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] });
   });
-}
-
-/** Marks the source failed with the reason, verbatim; documents from earlier fetches stay. */
-async function fail(context: JobContext, sourceId: string, error: string): Promise<void> {
-  await context.db
-    .updateTable('sources')
-    .set({ status: 'failed', error, updated_at: new Date() })
-    .where('id', '=', sourceId)
-    .execute();
 }

@@ -22,7 +22,14 @@ export type JobContext = {
   queue?: JobQueue;
   /** The active embedding provider; null or absent where vectors are not stored. */
   embeddings?: EmbeddingProvider | null;
+  /** APP_KEY, for jobs that open sealed secrets (SQL source passwords). */
+  appKey?: Buffer;
+  /** Least delay between a crawl's requests to one site (CRAWL_DELAY_MS); the crawler's default otherwise. */
+  crawlDelayMs?: number;
 };
+
+/** What every handler of this queue gets besides the database (from the service's config). */
+export type JobServices = Pick<JobContext, 'safeUrlAllow' | 'embeddings' | 'appKey' | 'crawlDelayMs'>;
 
 /**
  * A job: a name, a payload schema (ids and hashes, never documents), retry policy and an
@@ -54,10 +61,13 @@ export class JobQueue {
     private readonly db: Kysely<DB>,
     private readonly log: Logger,
     private readonly definitions: ReadonlyMap<string, JobDefinition<unknown>>,
-    private readonly safeUrlAllow: readonly string[],
-    /** The embedding provider handlers get (null: no vectors). */
-    readonly embeddings: EmbeddingProvider | null,
+    private readonly services: JobServices,
   ) {}
+
+  /** The embedding provider handlers get (null: no vectors). */
+  get embeddings(): EmbeddingProvider | null {
+    return this.services.embeddings ?? null;
+  }
 
   /** Starts pg-boss on `pool` (creating its schema on first use) and declares every queue. */
   static async start(options: {
@@ -66,10 +76,8 @@ export class JobQueue {
     log: Logger;
     definitions: readonly JobDefinition<unknown>[];
     maintenance?: boolean;
-    /** SAFE_URL_ALLOW, handed to handlers that fetch (config.safeUrlAllow); default none. */
-    safeUrlAllow?: readonly string[];
-    /** The active embedding provider, handed to indexing jobs; default none. */
-    embeddings?: EmbeddingProvider | null;
+    /** Handed to every handler: SAFE_URL_ALLOW, the embedding provider, APP_KEY, crawl pacing. */
+    services?: JobServices;
   }): Promise<JobQueue> {
     const pool = options.pool;
     const boss = new PgBoss({
@@ -95,14 +103,7 @@ export class JobQueue {
       await boss.createQueue(definition.name, queueOptions);
       await boss.updateQueue(definition.name, queueOptions);
     }
-    return new JobQueue(
-      boss,
-      options.db,
-      options.log,
-      byName,
-      options.safeUrlAllow ?? [],
-      options.embeddings ?? null,
-    );
+    return new JobQueue(boss, options.db, options.log, byName, options.services ?? {});
   }
 
   /**
@@ -164,9 +165,8 @@ export class JobQueue {
               log,
               jobId: job.id,
               attempt: job.retryCount + 1,
-              safeUrlAllow: this.safeUrlAllow,
+              ...this.services,
               queue: this,
-              embeddings: this.embeddings,
             });
           }
         },

@@ -4,6 +4,7 @@ import { notFound } from '../errors/app-error.js';
 import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
+import { type KbIndexing, syncKbForAgent } from './kb-index.js';
 
 /** Lists the workspace's agents, oldest first. */
 export async function listAgents(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TAgent[]> {
@@ -52,8 +53,11 @@ export async function getAgent(
   return toAgent(row);
 }
 
-/** Creates an agent in the workspace and records it in the audit log. */
-export async function createAgent(scope: TenantScope, input: TAgentCreate): Promise<TAgent> {
+/**
+ * Creates an agent in the workspace and records it in the audit log; the workspace's published
+ * knowledge-base articles are indexed for it in the same transaction (when a queue is given).
+ */
+export async function createAgent(scope: TenantScope & KbIndexing, input: TAgentCreate): Promise<TAgent> {
   const theme: StoredTheme = { ...DEFAULT_THEME, ...input.theme };
   return scope.db.transaction().execute(async (trx) => {
     const row = await trx
@@ -78,6 +82,11 @@ export async function createAgent(scope: TenantScope, input: TAgentCreate): Prom
       target: { type: 'agent', id: row.id },
       metadata: { name: row.name },
       requestId: scope.requestId,
+    });
+    await syncKbForAgent(trx, scope.queue, {
+      workspaceId: scope.workspaceId,
+      agentId: row.id,
+      publicBaseUrl: scope.publicBaseUrl,
     });
     return toAgent(row);
   });

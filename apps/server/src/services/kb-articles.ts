@@ -5,6 +5,7 @@ import { notFound, validationError } from '../errors/app-error.js';
 import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
+import { type KbIndexing, syncArticleForAgents } from './kb-index.js';
 import { firstFreeSlug, slugFamilyPattern, slugify } from './slugs.js';
 
 const SLUG_TAKEN = 'The slug has already been taken in this workspace.';
@@ -37,9 +38,13 @@ export async function getKbArticle(
 
 /**
  * Creates an article; audited. An explicit slug already used in the workspace is a 422 on
- * `slug`; a slug derived from the title gets a numeric suffix instead.
+ * `slug`; a slug derived from the title gets a numeric suffix instead. A published article is
+ * indexed for every agent of the workspace in the same transaction.
  */
-export async function createKbArticle(scope: TenantScope, input: TKbArticleCreate): Promise<TKbArticle> {
+export async function createKbArticle(
+  scope: TenantScope & KbIndexing,
+  input: TKbArticleCreate,
+): Promise<TKbArticle> {
   return scope.db
     .transaction()
     .execute(async (trx) => {
@@ -77,14 +82,18 @@ export async function createKbArticle(scope: TenantScope, input: TKbArticleCreat
         metadata: { slug: row.slug, is_published: row.is_published },
         requestId: scope.requestId,
       });
+      await syncArticle(trx, scope, row.id);
       return toKbArticle(row);
     })
     .catch(rethrowSlugConflict);
 }
 
-/** Applies a partial update; publishing stamps `published_at`, unpublishing clears it. Audited. */
+/**
+ * Applies a partial update; publishing stamps `published_at`, unpublishing clears it. Audited.
+ * The agents' index follows in the same transaction (re-indexed only if the text or URL changed).
+ */
 export async function updateKbArticle(
-  scope: TenantScope,
+  scope: TenantScope & KbIndexing,
   articleId: string,
   input: TKbArticleUpdate,
 ): Promise<TKbArticle> {
@@ -130,13 +139,14 @@ export async function updateKbArticle(
         metadata: { fields: Object.keys(input).sort() },
         requestId: scope.requestId,
       });
+      await syncArticle(trx, scope, articleId);
       return toKbArticle(row);
     })
     .catch(rethrowSlugConflict);
 }
 
-/** Deletes an article; audited. */
-export async function deleteKbArticle(scope: TenantScope, articleId: string): Promise<void> {
+/** Deletes an article and its documents in every agent's index; audited. */
+export async function deleteKbArticle(scope: TenantScope & KbIndexing, articleId: string): Promise<void> {
   await scope.db.transaction().execute(async (trx) => {
     const row = await trx
       .deleteFrom('kb_articles')
@@ -153,6 +163,15 @@ export async function deleteKbArticle(scope: TenantScope, articleId: string): Pr
       metadata: { slug: row.slug },
       requestId: scope.requestId,
     });
+    await syncArticle(trx, scope, row.id);
+  });
+}
+
+function syncArticle(trx: Queryable, scope: TenantScope & KbIndexing, articleId: string) {
+  return syncArticleForAgents(trx, scope.queue, {
+    workspaceId: scope.workspaceId,
+    articleId,
+    publicBaseUrl: scope.publicBaseUrl,
   });
 }
 

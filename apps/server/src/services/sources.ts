@@ -1,4 +1,11 @@
-import type { TSource, TSourceCreate, TSourceUpdate } from '@service/contract';
+import {
+  DEFAULT_SQL_PORTS,
+  type TSource,
+  type TSourceCreate,
+  type TSourceProgress,
+  type TSourceUpdate,
+  ZSourceProgress,
+} from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { DB, SourceRow } from '../db/schema.js';
 import { AppError, notFound } from '../errors/app-error.js';
@@ -7,6 +14,8 @@ import { indexDocumentJob } from '../jobs/index-document.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
+import { sealSqlPassword } from '../sql-source/sql-password.js';
+import { validateSelect } from '../sql-source/validate-select.js';
 import { requireAgent } from './agents.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
@@ -80,23 +89,35 @@ export async function updateSource(
   return getSource(scope, sourceId);
 }
 
-/** Source types an admin manages here; `site` and `products` belong to a site plugin's syncs. */
-const ADMIN_SOURCE_TYPES: ReadonlySet<string> = new Set(['text', 'url']);
+/** Sources whose content the service fetches itself (a job re-fetches them on re-index). */
+const FETCHED_TYPES: ReadonlySet<string> = new Set(['url', 'crawl', 'sitemap', 'sql']);
+/** Sources whose text is stored with them (re-index needs no new input). */
+const STORED_TYPES: ReadonlySet<string> = new Set(['text', 'upload']);
 
 /**
- * Adds a `text` or `url` source to an agent of the workspace. A text source stores its one
- * document and queues its indexing; a url source is queued for a guarded fetch. Audited, and
+ * Adds a source to an agent of the workspace: a text source stores its one document and queues
+ * its indexing; url, crawl, sitemap and sql sources are queued for a fetch (through the
+ * crawl-safety guard). An SQL query must be a single read-only SELECT (422 otherwise) and the
+ * password is sealed with APP_KEY before it is stored. Audited (never with the password), and
  * the job exists exactly when the source commits.
  */
 export async function createSource(
-  scope: TenantScope & { queue: JobQueue },
+  scope: TenantScope & { queue: JobQueue; appKey?: Buffer | undefined },
   agentId: string,
   input: TSourceCreate,
 ): Promise<TSource> {
   const sourceId = newId();
+  if (input.type === 'sql') {
+    const check = validateSelect(input.query, input.engine);
+    if (!check.ok) {
+      throw new AppError('validation_failed', { message: check.reason, errors: { query: [check.reason] } });
+    }
+    // What is stored and run is the one statement the check returned (no trailing semicolon).
+    input = { ...input, query: check.sql };
+  }
   await scope.db.transaction().execute(async (trx) => {
     await requireAgent(trx, scope.workspaceId, agentId);
-    const name = input.name || (input.type === 'url' ? input.url : 'Pasted text');
+    const name = input.name || defaultName(input);
     await trx
       .insertInto('sources')
       .values({
@@ -106,7 +127,7 @@ export async function createSource(
         type: input.type,
         name,
         status: input.type === 'text' ? 'indexing' : 'queued',
-        config: JSON.stringify(input.type === 'url' ? { url: input.url } : {}),
+        config: JSON.stringify(storedConfig(input, sourceId, scope.appKey)),
       })
       .execute();
     if (input.type === 'text') {
@@ -142,16 +163,88 @@ export async function createSource(
       actor: scope.actor,
       action: 'source.created',
       target: { type: 'source', id: sourceId },
-      metadata: {
-        agent_id: agentId,
-        type: input.type,
-        name,
-        ...(input.type === 'url' ? { url: input.url } : {}),
-      },
+      metadata: { agent_id: agentId, type: input.type, name, ...auditDetails(input) },
       requestId: scope.requestId,
     });
   });
   return getSource(scope, sourceId);
+}
+
+function defaultName(input: TSourceCreate): string {
+  switch (input.type) {
+    case 'text':
+      return 'Pasted text';
+    case 'sql':
+      return `${input.engine}://${input.host}/${input.database}`;
+    default:
+      return input.url;
+  }
+}
+
+/** What is stored in `sources.config`: the settings, with an SQL password sealed. */
+function storedConfig(
+  input: TSourceCreate,
+  sourceId: string,
+  appKey: Buffer | undefined,
+): Record<string, unknown> {
+  switch (input.type) {
+    case 'text':
+      return {};
+    case 'url':
+      return { url: input.url };
+    case 'crawl':
+      return { url: input.url, max_pages: input.max_pages, max_depth: input.max_depth };
+    case 'sitemap':
+      return { url: input.url, max_pages: input.max_pages };
+    case 'sql': {
+      if (!appKey) throw new Error('APP_KEY is not loaded: SQL source passwords cannot be sealed');
+      const { type: _type, name: _name, password, ...settings } = input;
+      return {
+        ...settings,
+        port: input.port ?? DEFAULT_SQL_PORTS[input.engine],
+        password_sealed: sealSqlPassword(password, appKey, sourceId),
+      };
+    }
+  }
+}
+
+function auditDetails(input: TSourceCreate): Record<string, unknown> {
+  switch (input.type) {
+    case 'text':
+      return {};
+    case 'sql':
+      return { engine: input.engine, host: input.host, database: input.database, user: input.user };
+    default:
+      return { url: input.url };
+  }
+}
+
+/** Settings shown per source type; anything else in `config` (sealed secrets, coupons) stays hidden. */
+const PUBLIC_CONFIG_KEYS: Readonly<Record<string, readonly string[]>> = {
+  url: ['url'],
+  crawl: ['url', 'max_pages', 'max_depth'],
+  sitemap: ['url', 'max_pages'],
+  sql: [
+    'engine',
+    'host',
+    'port',
+    'database',
+    'user',
+    'query',
+    'ssl',
+    'title_column',
+    'id_column',
+    'url_column',
+  ],
+  upload: ['file_name', 'file_type', 'size_bytes', 'sha256'],
+};
+
+function publicConfig(type: string, config: Record<string, unknown>): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const key of PUBLIC_CONFIG_KEYS[type] ?? []) {
+    if (config[key] !== undefined) shown[key] = config[key];
+  }
+  return shown;
 }
 
 /** Deletes a source with its documents and chunks (by cascade). Audited. */
@@ -176,9 +269,10 @@ export async function deleteSource(scope: TenantScope, sourceId: string): Promis
 }
 
 /**
- * Re-indexes a source: a url source is queued for a fresh fetch (its page is re-indexed only
- * if its content hash changed); a text source's document is queued only if it is not indexed
- * at its current hash. Site plugin sources are refreshed by their syncs (422). Audited.
+ * Re-indexes a source. Fetched sources (url, crawl, sitemap, sql) are queued for a fresh fetch,
+ * which re-indexes only documents whose content hash changed and removes pages or rows that are
+ * gone; stored ones (text, upload) queue only documents not indexed at their current hash.
+ * Site plugin sources are refreshed by their syncs (422). Audited.
  */
 export async function reindexSource(
   scope: TenantScope & { queue: JobQueue },
@@ -193,12 +287,8 @@ export async function reindexSource(
       .forUpdate()
       .executeTakeFirst();
     if (!source) throw notFound();
-    if (!ADMIN_SOURCE_TYPES.has(source.type)) {
-      const message = 'Only text and url sources can be re-indexed; a site plugin re-syncs its own.';
-      throw new AppError('validation_failed', { message, errors: { type: [message] } });
-    }
     let queued = 0;
-    if (source.type === 'url') {
+    if (FETCHED_TYPES.has(source.type)) {
       await trx
         .updateTable('sources')
         .set({ status: 'queued', error: null, updated_at: new Date() })
@@ -206,32 +296,11 @@ export async function reindexSource(
         .execute();
       await scope.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });
       queued = 1;
+    } else if (STORED_TYPES.has(source.type)) {
+      queued = await queueStaleDocuments(trx, scope.queue, sourceId);
     } else {
-      const stale = await trx
-        .selectFrom('documents')
-        .select('id')
-        .where('source_id', '=', sourceId)
-        .where((eb) =>
-          eb.or([
-            eb('index_status', '<>', 'indexed'),
-            eb('indexed_hash', 'is', null),
-            eb('indexed_hash', '<>', eb.ref('content_hash')),
-          ]),
-        )
-        .execute();
-      if (stale.length > 0) {
-        await trx
-          .updateTable('sources')
-          .set({ status: 'indexing', error: null, updated_at: new Date() })
-          .where('id', '=', sourceId)
-          .execute();
-        await scope.queue.sendMany(
-          indexDocumentJob,
-          stale.map((doc) => ({ payload: { documentId: doc.id }, key: doc.id })),
-          { db: trx },
-        );
-      }
-      queued = stale.length;
+      const message = 'Sources of a site plugin are refreshed by its syncs and cannot be re-indexed here.';
+      throw new AppError('validation_failed', { message, errors: { type: [message] } });
     }
     await recordAudit(trx, {
       workspaceId: scope.workspaceId,
@@ -245,6 +314,34 @@ export async function reindexSource(
   return getSource(scope, sourceId);
 }
 
+/** Queues the index job of every document of the source not indexed at its current hash. */
+async function queueStaleDocuments(trx: Queryable, queue: JobQueue, sourceId: string): Promise<number> {
+  const stale = await trx
+    .selectFrom('documents')
+    .select('id')
+    .where('source_id', '=', sourceId)
+    .where((eb) =>
+      eb.or([
+        eb('index_status', '<>', 'indexed'),
+        eb('indexed_hash', 'is', null),
+        eb('indexed_hash', '<>', eb.ref('content_hash')),
+      ]),
+    )
+    .execute();
+  if (stale.length === 0) return 0;
+  await trx
+    .updateTable('sources')
+    .set({ status: 'indexing', error: null, updated_at: new Date() })
+    .where('id', '=', sourceId)
+    .execute();
+  await queue.sendMany(
+    indexDocumentJob,
+    stale.map((doc) => ({ payload: { documentId: doc.id }, key: doc.id })),
+    { db: trx },
+  );
+  return stale.length;
+}
+
 function withCounts(db: Queryable | Kysely<DB>) {
   return db
     .selectFrom('sources')
@@ -255,6 +352,12 @@ function withCounts(db: Queryable | Kysely<DB>) {
         .select(eb.fn.countAll<string>().as('n'))
         .whereRef('documents.source_id', '=', 'sources.id')
         .as('document_count'),
+      eb
+        .selectFrom('documents')
+        .select(eb.fn.countAll<string>().as('n'))
+        .whereRef('documents.source_id', '=', 'sources.id')
+        .where('documents.index_status', '=', 'indexed')
+        .as('indexed_count'),
       sql<
         number | null
       >`jsonb_array_length(case when jsonb_typeof(sources.config->'coupons') = 'array' then sources.config->'coupons' end)`.as(
@@ -263,7 +366,15 @@ function withCounts(db: Queryable | Kysely<DB>) {
     ]);
 }
 
-function toSource(row: SourceRow & { document_count: string | null; coupon_count: number | null }): TSource {
+type SourceWithCounts = SourceRow & {
+  document_count: string | null;
+  indexed_count: string | null;
+  coupon_count: number | null;
+};
+
+function toSource(row: SourceWithCounts): TSource {
+  const documents = Number(row.document_count ?? 0);
+  const indexed = Number(row.indexed_count ?? 0);
   return {
     id: row.id,
     agent_id: row.agent_id,
@@ -275,9 +386,21 @@ function toSource(row: SourceRow & { document_count: string | null; coupon_count
     plugin_version: row.plugin_version,
     plugin_base: row.plugin_base,
     last_synced_at: iso(row.last_synced_at),
-    document_count: Number(row.document_count ?? 0),
+    document_count: documents,
     coupon_count: row.coupon_count,
+    config: publicConfig(row.type, row.config),
+    progress: {
+      documents_indexed: indexed,
+      documents_pending: documents - indexed,
+      last_run: lastRun(row.progress),
+    },
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
+}
+
+/** The stored `progress.last_run`, if it has the documented shape. */
+function lastRun(progress: Record<string, unknown>): TSourceProgress['last_run'] {
+  const parsed = ZSourceProgress.shape.last_run.safeParse(progress.last_run ?? null);
+  return parsed.success ? parsed.data : null;
 }

@@ -98,6 +98,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     url: '/api/v1/admin/sources/01ABC/reindex',
     openapi: '/api/v1/admin/sources/{id}/reindex',
   },
+  { method: 'POST', url: '/api/v1/admin/agents/01ABC/uploads', openapi: '/api/v1/admin/agents/{id}/uploads' },
   { method: 'POST', url: '/api/v1/admin/agents/01ABC/search', openapi: '/api/v1/admin/agents/{id}/search' },
   { method: 'GET', url: '/api/v1/admin/kb/articles', openapi: '/api/v1/admin/kb/articles' },
   { method: 'POST', url: '/api/v1/admin/kb/articles', openapi: '/api/v1/admin/kb/articles' },

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
 import { fetchSourceJob } from '../../src/jobs/fetch-source.js';
+import { indexDocumentJob } from '../../src/jobs/index-document.js';
 import { createLogger } from '../../src/logger.js';
 import type { TestApp } from './test-app.js';
 
@@ -45,20 +47,43 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** Runs the fetch-source handler as the worker would, with the app's SAFE_URL_ALLOW and queue. */
-export function runFetchJob(app: TestApp, sourceId: string): Promise<void> {
+/** Runs the fetch-source handler as the worker would, with the app's config (SAFE_URL_ALLOW, APP_KEY, CRAWL_DELAY_MS) and queue. */
+export function runFetchJob(
+  app: TestApp,
+  sourceId: string,
+  log: Logger = createLogger('silent'),
+): Promise<void> {
   assert.ok(app.queue, 'the test app has a queue');
   return fetchSourceJob.handle(
     { sourceId },
     {
       db: app.database.db,
-      log: createLogger('silent'),
+      log,
       jobId: 'test',
       attempt: 1,
       safeUrlAllow: app.config.safeUrlAllow,
+      crawlDelayMs: app.config.crawlDelayMs,
+      ...(app.config.appKey ? { appKey: app.config.appKey } : {}),
       queue: app.queue,
     },
   );
+}
+
+/** Runs the index job of every document of a source that is not indexed yet. */
+export async function indexSource(app: TestApp, sourceId: string): Promise<number> {
+  const pending = await app.database.db
+    .selectFrom('documents')
+    .select('id')
+    .where('source_id', '=', sourceId)
+    .where('index_status', '<>', 'indexed')
+    .execute();
+  for (const doc of pending) {
+    await indexDocumentJob.handle(
+      { documentId: doc.id },
+      { db: app.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1 },
+    );
+  }
+  return pending.length;
 }
 
 /** Every job of `name` keyed `key`, in any state. */

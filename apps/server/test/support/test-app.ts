@@ -54,7 +54,12 @@ export async function createTestApp(
           log: createLogger('silent'),
           definitions: JOB_DEFINITIONS,
           maintenance: false,
-          embeddings,
+          services: {
+            safeUrlAllow: config.safeUrlAllow,
+            embeddings,
+            ...(config.appKey ? { appKey: config.appKey } : {}),
+            crawlDelayMs: config.crawlDelayMs,
+          },
         })
       : options.queue;
   const app = await createApp(

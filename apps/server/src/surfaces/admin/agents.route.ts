@@ -36,7 +36,12 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const agent = await createAgent(adminScope(deps.database.db, request), request.body);
+        const scope = {
+          ...adminScope(deps.database.db, request),
+          queue: deps.queue,
+          publicBaseUrl: deps.config.publicBaseUrl,
+        };
+        const agent = await createAgent(scope, request.body);
         return reply.status(201).send({ data: agent });
       },
     );

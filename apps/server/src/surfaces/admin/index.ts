@@ -7,6 +7,7 @@ import { kbRoutes } from './kb.route.js';
 import { searchRoutes } from './search.route.js';
 import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
+import { uploadRoutes } from './uploads.route.js';
 
 /** The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`. */
 export function adminSurface(deps: AppDeps) {
@@ -20,6 +21,7 @@ export function adminSurface(deps: AppDeps) {
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));
     await app.register(sourceRoutes(deps));
+    await app.register(uploadRoutes(deps));
     await app.register(searchRoutes(deps));
     await app.register(kbRoutes(deps));
   };

@@ -14,8 +14,12 @@ import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } 
 
 const tags = ['admin: knowledge base'];
 
-/** `/api/v1/admin/kb/articles`: CRUD over the workspace's knowledge-base articles. */
+/**
+ * `/api/v1/admin/kb/articles`: CRUD over the workspace's knowledge-base articles; writes keep
+ * the agents' kb sources in step (published articles are indexed, others removed).
+ */
 export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  const indexing = { queue: deps.queue, publicBaseUrl: deps.config.publicBaseUrl };
   return async (app) => {
     app.get(
       '/kb/articles',
@@ -42,7 +46,10 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const article = await createKbArticle(adminScope(deps.database.db, request), request.body);
+        const article = await createKbArticle(
+          { ...adminScope(deps.database.db, request), ...indexing },
+          request.body,
+        );
         return reply.status(201).send({ data: article });
       },
     );
@@ -76,7 +83,11 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await updateKbArticle(adminScope(deps.database.db, request), request.params.id, request.body),
+        data: await updateKbArticle(
+          { ...adminScope(deps.database.db, request), ...indexing },
+          request.params.id,
+          request.body,
+        ),
       }),
     );
 
@@ -92,7 +103,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await deleteKbArticle(adminScope(deps.database.db, request), request.params.id);
+        await deleteKbArticle({ ...adminScope(deps.database.db, request), ...indexing }, request.params.id);
         return reply.status(204).send(null);
       },
     );

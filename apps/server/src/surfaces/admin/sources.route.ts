@@ -78,11 +78,13 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Add a text or url source to an agent',
+          summary: 'Add a text, url, crawl, sitemap or sql source to an agent',
           description:
             'A text source is stored as one document and queued for indexing (status indexing). ' +
-            'A url source is queued (status queued) for one guarded fetch; a refused or failed ' +
-            'fetch sets status failed with the reason in error. Site plugin sources are created by syncs only.',
+            'url, crawl, sitemap and sql sources are queued (status queued) for a fetch through the ' +
+            'crawl-safety guard; a refused or failed fetch sets status failed with the reason in error. ' +
+            'An sql query must be one read-only SELECT (422 otherwise); its password is stored ' +
+            'encrypted and never returned. Site plugin sources are created by syncs only; files by uploads.',
           security: bearerSecurity,
           params: ZIdParams,
           body: ZSourceCreate,
@@ -90,7 +92,11 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const scope = { ...adminScope(deps.database.db, request), queue: queue() };
+        const scope = {
+          ...adminScope(deps.database.db, request),
+          queue: queue(),
+          appKey: deps.config.appKey,
+        };
         const source = await createSource(scope, request.params.id, request.body);
         return reply.status(201).send({ data: source });
       },
@@ -120,8 +126,9 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags,
           summary: 'Re-fetch and re-index what changed',
           description:
-            'A url source is queued for a fresh fetch; only a page whose content hash changed is ' +
-            're-indexed. A text source is re-indexed only if it is not indexed at its current hash. ' +
+            'url, crawl, sitemap and sql sources are queued for a fresh fetch: only pages or rows whose ' +
+            'content hash changed are re-indexed, and pages or rows that are gone are removed. Text and ' +
+            'upload sources are re-indexed only where not indexed at their current hash (no re-upload). ' +
             'Site plugin sources (site, products) are 422.',
           security: bearerSecurity,
           params: ZIdParams,
