@@ -398,6 +398,35 @@ describe('knowledge base: published articles are indexed for the workspace agent
       /not_found|Not found/i,
     );
   });
+
+  test('POST /sources/{id}/reindex on a kb source rebuilds it from the published articles', async () => {
+    const acme = await seedTenant(t, 'Reindex Help');
+    const agentId = await createAgent(t, acme);
+    await create(acme, {
+      title: 'Opening hours',
+      slug: 'hours',
+      body_markdown: 'Open daily.',
+      is_published: true,
+    });
+    const source = await kbSource(t, acme, agentId);
+    assert.ok(source);
+    await indexAll(t, agentId);
+    // A document lost out of band (a restore, a manual delete) comes back on re-index.
+    await t.database.db.deleteFrom('documents').where('source_id', '=', source.id).execute();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/sources/${source.id}/reindex`,
+      headers: acme.auth,
+    });
+    const reindexed = expectData(res, 202, ZSource);
+    assert.equal(reindexed.document_count, 1);
+    assert.equal(reindexed.status, 'indexing');
+    const [doc] = await kbDocuments(t, agentId);
+    assert.ok(doc);
+    assert.equal(await waitingJobs(t, doc.id), 1);
+    await indexAll(t, agentId);
+    assert.equal((await search(acme, agentId, 'open daily'))[0]?.document_id, doc.id);
+  });
 });
 
 describe('knowledge base indexing without PUBLIC_BASE_URL', () => {

@@ -20,6 +20,7 @@ import { requireAgent } from './agents.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
 import { upsertDocuments } from './documents.js';
+import { KB_SOURCE_TYPE, syncKbForAgent } from './kb-index.js';
 
 /** Lists an agent's sources; an agent of another workspace is a 404. */
 export async function listAgentSources(
@@ -271,17 +272,18 @@ export async function deleteSource(scope: TenantScope, sourceId: string): Promis
 /**
  * Re-indexes a source. Fetched sources (url, crawl, sitemap, sql) are queued for a fresh fetch,
  * which re-indexes only documents whose content hash changed and removes pages or rows that are
- * gone; stored ones (text, upload) queue only documents not indexed at their current hash.
+ * gone; stored ones (text, upload) queue only documents not indexed at their current hash; a kb
+ * source is rebuilt from the workspace's published articles.
  * Site plugin sources are refreshed by their syncs (422). Audited.
  */
 export async function reindexSource(
-  scope: TenantScope & { queue: JobQueue },
+  scope: TenantScope & { queue: JobQueue; publicBaseUrl?: string | undefined },
   sourceId: string,
 ): Promise<TSource> {
   await scope.db.transaction().execute(async (trx) => {
     const source = await trx
       .selectFrom('sources')
-      .select(['id', 'type'])
+      .select(['id', 'type', 'agent_id'])
       .where('workspace_id', '=', scope.workspaceId)
       .where('id', '=', sourceId)
       .forUpdate()
@@ -298,6 +300,14 @@ export async function reindexSource(
       queued = 1;
     } else if (STORED_TYPES.has(source.type)) {
       queued = await queueStaleDocuments(trx, scope.queue, sourceId);
+    } else if (source.type === KB_SOURCE_TYPE) {
+      // The agent's copy of the published articles is rebuilt from the articles themselves.
+      const synced = await syncKbForAgent(trx, scope.queue, {
+        workspaceId: scope.workspaceId,
+        agentId: source.agent_id,
+        publicBaseUrl: scope.publicBaseUrl,
+      });
+      queued = synced.queued + (await queueStaleDocuments(trx, scope.queue, sourceId));
     } else {
       const message = 'Sources of a site plugin are refreshed by its syncs and cannot be re-indexed here.';
       throw new AppError('validation_failed', { message, errors: { type: [message] } });

@@ -69,7 +69,7 @@ export function runFetchJob(
   );
 }
 
-/** Runs the index job of every document of a source that is not indexed yet. */
+/** Runs the index job of every document of a source that is not indexed yet, and marks its queued job done as the worker would. */
 export async function indexSource(app: TestApp, sourceId: string): Promise<number> {
   const pending = await app.database.db
     .selectFrom('documents')
@@ -82,6 +82,7 @@ export async function indexSource(app: TestApp, sourceId: string): Promise<numbe
       { documentId: doc.id },
       { db: app.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1 },
     );
+    await completeJobs(app, 'index-document', doc.id);
   }
   return pending.length;
 }

@@ -128,7 +128,8 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description:
             'url, crawl, sitemap and sql sources are queued for a fresh fetch: only pages or rows whose ' +
             'content hash changed are re-indexed, and pages or rows that are gone are removed. Text and ' +
-            'upload sources are re-indexed only where not indexed at their current hash (no re-upload). ' +
+            'upload sources are re-indexed only where not indexed at their current hash (no re-upload); ' +
+            'a kb source is rebuilt from the published articles. ' +
             'Site plugin sources (site, products) are 422.',
           security: bearerSecurity,
           params: ZIdParams,
@@ -136,7 +137,11 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const scope = { ...adminScope(deps.database.db, request), queue: queue() };
+        const scope = {
+          ...adminScope(deps.database.db, request),
+          queue: queue(),
+          publicBaseUrl: deps.config.publicBaseUrl,
+        };
         const source = await reindexSource(scope, request.params.id);
         return reply.status(202).send({ data: source });
       },
