@@ -65,6 +65,7 @@ export async function startService(
       safeUrlAllow: config.safeUrlAllow,
       embeddings,
       ...(config.appKey ? { appKey: config.appKey } : {}),
+      ...(config.appKeyPrevious ? { appKeyPrevious: config.appKeyPrevious } : {}),
       crawlDelayMs: config.crawlDelayMs,
     });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));

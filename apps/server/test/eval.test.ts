@@ -42,7 +42,7 @@ describe('cli eval: retrieval metrics on the shipped golden set', () => {
   before(async () => {
     t = await createTestApp();
     const tenant = await seedTenant(t, 'Trail & Tide');
-    agentId = await createAgent(t, tenant, { name: 'Trail & Tide helper' });
+    agentId = await createAgent(t, tenant, { name: 'Trail & Tide helper', language_default: 'en' });
     const files = (await readdir(KNOWLEDGE)).filter((file) => file.endsWith('.md') && file !== 'README.md');
     for (const file of files) {
       const text = await readFile(join(KNOWLEDGE, file), 'utf8');

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { indexDocumentJob, textSearchConfig } from '../src/jobs/index-document.js';
 import { createLogger } from '../src/logger.js';
 import { newId } from '../src/security/ids.js';
-import { createAgent } from '../src/services/agents.js';
+import { createAgent, updateAgent } from '../src/services/agents.js';
 import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';
 import { TEST_ENGINE } from './support/test-database.js';
 
@@ -193,6 +193,45 @@ describe(`index-document job (${TEST_ENGINE})`, () => {
       assert.match(chunk?.tsv ?? '', /'the'/);
       assert.equal(await matches(id, 'simple', 'refund'), 0);
     }
+  });
+
+  test("a document without a language takes its agent's; changing the agent's language re-indexes it", async () => {
+    const agents = { db: t.database.db, workspaceId, actor: { type: 'cli' as const, id: null } };
+    const french = await createAgent(agents, { name: 'Bot FR', language_default: 'fr' });
+    const source = newId();
+    await t.database.db
+      .insertInto('sources')
+      .values({ id: source, workspace_id: workspaceId, agent_id: french.id, type: 'text', name: 'Texte' })
+      .execute();
+    const id = newId();
+    await t.database.db
+      .insertInto('documents')
+      .values({
+        id,
+        workspace_id: workspaceId,
+        agent_id: french.id,
+        source_id: source,
+        external_id: 'text',
+        kind: 'text',
+        language: null,
+        content_text: 'Les remboursements sont effectués sous trente jours.',
+        content_hash: 'ffff0001',
+      })
+      .execute();
+    await runIndex(id);
+    assert.equal(await chunksVectorisedWith(id, 'french'), 1, 'indexed in the agent language');
+    assert.ok(t.queue);
+    await updateAgent({ ...agents, queue: t.queue }, french.id, { language_default: 'de' });
+    const state = await documentState(id);
+    assert.equal(state.index_status, 'pending');
+    assert.equal(state.indexed_hash, null);
+    const queued = await sql<{ n: number }>`
+      select count(*)::int as n from pgboss.job where name = 'index-document' and singleton_key = ${id}`.execute(
+      t.database.db,
+    );
+    assert.equal(queued.rows[0]?.n, 1);
+    await runIndex(id);
+    assert.equal(await chunksVectorisedWith(id, 'german'), 1, 're-indexed in the new language');
   });
 
   test('a long document becomes several ordered chunks, each findable', async () => {

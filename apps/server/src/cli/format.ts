@@ -23,6 +23,8 @@ export function formatResult(command: string, result: unknown, json: boolean): s
         : `Applied migrations ${at('applied')}; database is at ${at('current')}.`;
     case 'eval':
       return formatEval(result);
+    case 'key:rotate':
+      return formatKeyRotation(result);
     default:
       return JSON.stringify(result, null, 2);
   }
@@ -61,6 +63,23 @@ function formatEval(result: unknown): string {
       lines.push(`    ${index + 1}. ${read(hit, ['title'])}${url === '' ? '' : ` <${url}>`}`);
     });
   }
+  return lines.join('\n');
+}
+
+/** The rotation summary, the new key when it was generated and must be stored, and what to do next. */
+function formatKeyRotation(result: unknown): string {
+  const at = (...path: string[]) => read(result, path);
+  const resealed = Number(at('resealed'));
+  const workspaces = Number(at('workspaces'));
+  const lines = [
+    `${at('resumed') === 'true' ? 'Finished the interrupted rotation: re' : 'Re'}-sealed ${resealed} ` +
+      `secret${resealed === 1 ? '' : 's'} in ${workspaces} workspace${workspaces === 1 ? '' : 's'}; ` +
+      `${at('already_current')} already sealed with the new key.`,
+  ];
+  if (at('new_key') !== '') lines.push('New APP_KEY (shown once; store it now):', `  ${at('new_key')}`);
+  const steps = isRecord(result) && Array.isArray(result.next_steps) ? result.next_steps : [];
+  if (steps.length > 0)
+    lines.push('Next:', ...steps.map((step: unknown, index) => `  ${index + 1}. ${String(step)}`));
   return lines.join('\n');
 }
 

@@ -8,6 +8,7 @@ import { loadMigrations, migrate } from '../db/migrate.js';
 import { AppError } from '../errors/app-error.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
+import { rotateAppKey } from '../services/key-rotation.js';
 import { DATA_COMMANDS, type DataCommandName, isDataCommand, readEvalOptions } from './commands.js';
 import { ControlCommandError, callControlServer } from './control-socket.js';
 import { formatResult } from './format.js';
@@ -28,6 +29,11 @@ Commands:
   worker               Run a job worker alone (PostgreSQL mode; on the embedded store
                        the worker runs inside npm start).
   key:generate         Print a new APP_KEY value.
+  key:rotate [--new-key base64:…] [--json]
+                       Re-seal every stored secret with a new APP_KEY (given or generated; with
+                       APP_KEY_PREVIOUS set and no --new-key: with APP_KEY, finishing a rollover).
+                       Embedded store: stop the service first; app.key is replaced and the old
+                       key kept in app.key.previous. See docs/operations.md.
 
 Data commands work whether or not the service is running: while it holds the embedded
 store they run inside it through the control socket under DATA_DIR.`;
@@ -48,6 +54,7 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
       golden: { type: 'string' },
       limit: { type: 'string' },
       'min-recall5': { type: 'string' },
+      'new-key': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -65,6 +72,16 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
   // CLI logs go to stderr so stdout carries only the command's answer (e.g. --json).
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
   if (command === 'worker') return runWorker(config, log);
+  if (command === 'key:rotate') {
+    const result = await rotateAppKey({
+      config,
+      newKey: values['new-key'],
+      openDatabase: (withKey) => openStore(withKey, log, true),
+      warn: (message) => log.warn(message),
+    });
+    process.stdout.write(`${formatResult(command, result, values.json)}\n`);
+    return 0;
+  }
   if (!isDataCommand(command)) {
     process.stderr.write(`Unknown command: ${command}\n\n${USAGE}\n`);
     return 1;
@@ -115,16 +132,27 @@ async function runDataCommand(
   let database: Database | null = null;
   try {
     const withKey = await ensureAppKey(config, (message) => log.warn(message));
-    database =
-      withKey.database.mode === 'embedded'
-        ? await openEmbeddedDatabase({ dataDir: withKey.dataDir, log: quiet(log) })
-        : await openPostgresDatabase({ url: withKey.database.url, poolSize: 2, log: quiet(log) });
-    if (command !== 'migrate') await migrate(database.pool, await loadMigrations());
+    database = await openStore(withKey, log, command !== 'migrate');
     return await DATA_COMMANDS[command]({ config: withKey, database, log }, args);
   } finally {
     await database?.close();
     await release?.();
   }
+}
+
+/** Opens the configured store (the caller holds the DATA_DIR lock on the embedded one), migrated unless told. */
+async function openStore(config: Config, log: Logger, migrated: boolean): Promise<Database> {
+  const database =
+    config.database.mode === 'embedded'
+      ? await openEmbeddedDatabase({ dataDir: config.dataDir, log: quiet(log) })
+      : await openPostgresDatabase({ url: config.database.url, poolSize: 2, log: quiet(log) });
+  try {
+    if (migrated) await migrate(database.pool, await loadMigrations());
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
 }
 
 /** `cli worker`: a worker-only process on PostgreSQL, stopped gracefully by SIGTERM/SIGINT. */

@@ -41,6 +41,7 @@ export const ZEnv = z.object({
       .optional(),
   ),
   APP_KEY: ZAppKey,
+  APP_KEY_PREVIOUS: ZAppKey,
   WIDGET_TOKEN_SECRET: optionalString,
   LLM_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['offline', 'openai', 'anthropic']).default('offline')),
   LLM_BASE_URL: optionalUrl,
@@ -91,6 +92,8 @@ export type Config = Readonly<{
   redisUrl: string | undefined;
   /** Raw 32-byte master key; undefined until `ensureAppKey` provides one on the embedded store. */
   appKey: Buffer | undefined;
+  /** APP_KEY_PREVIOUS: the key being rotated away from; secrets it sealed still open (see `key:rotate`). */
+  appKeyPrevious: Buffer | undefined;
   widgetTokenSecret: string | undefined;
   llm: Readonly<{
     provider: 'offline' | 'openai' | 'anthropic';
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     redisUrl: e.REDIS_URL,
     appKey: e.APP_KEY ? (decodeAppKey(e.APP_KEY) ?? undefined) : undefined,
+    appKeyPrevious: e.APP_KEY_PREVIOUS ? (decodeAppKey(e.APP_KEY_PREVIOUS) ?? undefined) : undefined,
     widgetTokenSecret: e.WIDGET_TOKEN_SECRET,
     llm: Object.freeze({
       provider: e.LLM_PROVIDER,

@@ -73,7 +73,13 @@ export const indexDocumentJob = defineJob({
         .executeTakeFirst();
       if (!doc) return;
       if (doc.index_status === 'indexed' && doc.indexed_hash === doc.content_hash) return;
-      const regconfig = await textSearchConfig(trx, doc.language);
+      // A document without a language of its own is in the agent's language, when it has one.
+      const agent = await trx
+        .selectFrom('agents')
+        .select('language_default')
+        .where('id', '=', doc.agent_id)
+        .executeTakeFirst();
+      const regconfig = await textSearchConfig(trx, doc.language ?? agent?.language_default ?? null);
       const pieces = chunkText(doc.content_text);
       await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
       if (pieces.length > 0) {

@@ -24,12 +24,17 @@ export type JobContext = {
   embeddings?: EmbeddingProvider | null;
   /** APP_KEY, for jobs that open sealed secrets (SQL source passwords). */
   appKey?: Buffer;
+  /** APP_KEY_PREVIOUS during a key rotation: secrets it sealed still open. */
+  appKeyPrevious?: Buffer;
   /** Least delay between a crawl's requests to one site (CRAWL_DELAY_MS); the crawler's default otherwise. */
   crawlDelayMs?: number;
 };
 
 /** What every handler of this queue gets besides the database (from the service's config). */
-export type JobServices = Pick<JobContext, 'safeUrlAllow' | 'embeddings' | 'appKey' | 'crawlDelayMs'>;
+export type JobServices = Pick<
+  JobContext,
+  'safeUrlAllow' | 'embeddings' | 'appKey' | 'appKeyPrevious' | 'crawlDelayMs'
+>;
 
 /**
  * A job: a name, a payload schema (ids and hashes, never documents), retry policy and an

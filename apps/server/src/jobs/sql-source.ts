@@ -1,4 +1,5 @@
 import { sha256Hex } from '../security/hashing.js';
+import { createSecretKeyring } from '../security/secret-keyring.js';
 import { upsertDocuments } from '../services/documents.js';
 import { rowsToDocuments } from '../sql-source/rows-to-documents.js';
 import { runSelect } from '../sql-source/run-select.js';
@@ -31,7 +32,11 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
   if (!context.appKey) throw new Error('APP_KEY is not loaded: the SQL password cannot be opened');
   let password: string;
   try {
-    password = openSqlPassword(sealed, context.appKey, source.id);
+    password = openSqlPassword(
+      sealed,
+      createSecretKeyring(context.appKey, context.appKeyPrevious),
+      source.id,
+    );
   } catch {
     await failRun(db, source.id, 'failed: the stored password cannot be decrypted (was APP_KEY changed?)');
     return;

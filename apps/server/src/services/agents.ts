@@ -1,9 +1,11 @@
 import { DEFAULT_THEME, type TAgent, type TAgentCreate, type TAgentUpdate } from '@service/contract';
 import type { AgentRow, StoredTheme } from '../db/schema.js';
 import { notFound } from '../errors/app-error.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
+import { reindexAgentLanguageDocuments } from './documents.js';
 import { type KbIndexing, syncKbForAgent } from './kb-index.js';
 
 /** Lists the workspace's agents, oldest first. */
@@ -93,7 +95,11 @@ export async function createAgent(scope: TenantScope & KbIndexing, input: TAgent
 }
 
 /** Applies a partial update (theme fields merge into the stored theme); audited with the changed keys. */
-export async function updateAgent(scope: TenantScope, agentId: string, input: TAgentUpdate): Promise<TAgent> {
+export async function updateAgent(
+  scope: TenantScope & { queue?: JobQueue | null | undefined },
+  agentId: string,
+  input: TAgentUpdate,
+): Promise<TAgent> {
   return scope.db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('agents')
@@ -119,6 +125,10 @@ export async function updateAgent(scope: TenantScope, agentId: string, input: TA
       .where('id', '=', agentId)
       .returningAll()
       .executeTakeFirstOrThrow();
+    // Documents without a language of their own are indexed in the agent's: rebuild them.
+    if (scope.queue && row.language_default !== current.language_default) {
+      await reindexAgentLanguageDocuments(trx, scope.queue, agentId);
+    }
     await recordAudit(trx, {
       workspaceId: scope.workspaceId,
       actor: scope.actor,

@@ -97,3 +97,27 @@ export async function upsertDocuments(
   );
   return { queued: changed.length, skipped_unchanged: skipped };
 }
+
+/**
+ * Re-indexes an agent's documents that take the agent's language (those without their own),
+ * after that language changed: their chunks are rebuilt with the new text-search configuration.
+ */
+export async function reindexAgentLanguageDocuments(
+  trx: Queryable,
+  queue: JobQueue,
+  agentId: string,
+): Promise<number> {
+  const docs = await trx
+    .updateTable('documents')
+    .set({ index_status: 'pending', indexed_hash: null })
+    .where('agent_id', '=', agentId)
+    .where('language', 'is', null)
+    .returning('id')
+    .execute();
+  await queue.sendMany(
+    indexDocumentJob,
+    docs.map((doc) => ({ payload: { documentId: doc.id }, key: doc.id })),
+    { db: trx },
+  );
+  return docs.length;
+}

@@ -73,7 +73,11 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await updateAgent(adminScope(deps.database.db, request), request.params.id, request.body),
+        data: await updateAgent(
+          { ...adminScope(deps.database.db, request), queue: deps.queue },
+          request.params.id,
+          request.body,
+        ),
       }),
     );
 

@@ -1,0 +1,488 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ZSource } from '@service/contract';
+import { sql } from 'kysely';
+import { formatResult } from '../src/cli/format.js';
+import {
+  APP_KEY_FILE,
+  APP_KEY_NEXT_FILE,
+  APP_KEY_PREVIOUS_FILE,
+  formatAppKey,
+} from '../src/config/app-key.js';
+import { type Config, ConfigError, decodeAppKey, loadConfig } from '../src/config/config.js';
+import { lockDataDir } from '../src/db/data-dir-lock.js';
+import type { Database } from '../src/db/database.js';
+import { deriveSecretKey, SecretBoxError, sealSecret } from '../src/security/secret-box.js';
+import { createSecretKeyring } from '../src/security/secret-keyring.js';
+import { KeyRotationError, resealSecrets, rotateAppKey } from '../src/services/key-rotation.js';
+import { openSqlPassword, SQL_PASSWORD_PURPOSE, sealSqlPassword } from '../src/sql-source/sql-password.js';
+import { expectData } from './support/http.js';
+import { createAgent } from './support/integration.js';
+import { runCli } from './support/processes.js';
+import { createTestApp, injectJson, seedTenant, type TestApp } from './support/test-app.js';
+
+const OLD = Buffer.alloc(32, 0x11);
+const NEW = Buffer.alloc(32, 0x22);
+const OTHER = Buffer.alloc(32, 0x33);
+/** A key no rotation here knows. */
+const STRANGER = Buffer.alloc(32, 0x44);
+const PASSWORDS = ['pw-1-Alpha', 'pw-2-Bravo', 'pw-3-Charlie'];
+
+describe('key:rotate', () => {
+  let t: TestApp;
+  /** Source id → its plaintext password; the first two in workspace A, the third in workspace B. */
+  const sources = new Map<string, string>();
+  const workspaces: string[] = [];
+  const temps: string[] = [];
+  let shared: Database;
+
+  const sourceIds = () => [...sources.keys()];
+  const tempDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-rotate-'));
+    temps.push(dir);
+    return dir;
+  };
+  /** Stores every password sealed with `key` (or per source, `keyOf`). */
+  const sealAll = async (keyOf: Buffer | ((id: string) => Buffer)) => {
+    for (const [id, password] of sources) {
+      const key = typeof keyOf === 'function' ? keyOf(id) : keyOf;
+      await setSealed(id, sealSqlPassword(password, key, id));
+    }
+  };
+  const setSealed = (id: string, sealed: string) =>
+    t.database.db
+      .updateTable('sources')
+      .set({ config: sql`jsonb_set(config, '{password_sealed}', to_jsonb(${sealed}::text))` })
+      .where('id', '=', id)
+      .execute();
+  const sealedOf = async () => {
+    const rows = await t.database.db
+      .selectFrom('sources')
+      .select(['id', sql<string>`config->>'password_sealed'`.as('sealed')])
+      .where('type', '=', 'sql')
+      .orderBy('id')
+      .execute();
+    return new Map(rows.map((row) => [row.id, row.sealed]));
+  };
+  /** Every source and audit row, to show a failed rotation changed nothing. */
+  const snapshot = async () => ({
+    sources: await t.database.db.selectFrom('sources').selectAll().orderBy('id').execute(),
+    audit: await t.database.db.selectFrom('audit_logs').selectAll().orderBy('id').execute(),
+  });
+  const rotationAudits = () =>
+    t.database.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('action', '=', 'app_key.rotated')
+      .orderBy('id')
+      .execute();
+  const assertAllOpenWith = async (key: Buffer) => {
+    const sealed = await sealedOf();
+    for (const [id, password] of sources) {
+      assert.equal(openSqlPassword(sealed.get(id) ?? '', createSecretKeyring(key), id), password, id);
+    }
+  };
+  /** Breaks the tag of a sealed value (it still names its key). */
+  const tamper = (sealed: string) => {
+    const parts = sealed.split('.');
+    const tag = parts[4] ?? '';
+    parts[4] = `${tag[0] === 'A' ? 'B' : 'A'}${tag.slice(1)}`;
+    return parts.join('.');
+  };
+  const rotate = (config: Config, extra: { newKey?: string; opened?: () => void } = {}) =>
+    rotateAppKey({
+      config,
+      newKey: extra.newKey,
+      openDatabase: async () => {
+        extra.opened?.();
+        return shared;
+      },
+      warn: () => {},
+    });
+  const keyFile = async (dir: string, name: string) => decodeAppKey(await readFile(join(dir, name), 'utf8'));
+  const mode = async (path: string) => (await stat(path)).mode & 0o777;
+
+  before(async () => {
+    t = await createTestApp();
+    // The rotation closes the store it opened; here it gets the test's store, which stays open.
+    shared = { ...t.database, close: async () => {} };
+    const tenants = [await seedTenant(t), await seedTenant(t)];
+    for (const [index, password] of PASSWORDS.entries()) {
+      const tenant = index < 2 ? tenants[0] : tenants[1];
+      assert.ok(tenant);
+      const agentId = await createAgent(t, tenant);
+      const res = await injectJson(
+        t.app,
+        'POST',
+        `/api/v1/admin/agents/${agentId}/sources`,
+        {
+          type: 'sql',
+          engine: 'postgres',
+          host: 'db.example.com',
+          database: 'd',
+          user: 'u',
+          password,
+          query: 'SELECT 1 AS x',
+        },
+        tenant.auth,
+      );
+      sources.set(expectData(res, 201, ZSource).id, password);
+    }
+    workspaces.push(...tenants.map((tenant) => tenant.workspace.id));
+    // The API sealed them with the app's key.
+    assert.ok(t.config.appKey);
+    await assertAllOpenWith(t.config.appKey);
+  });
+
+  after(async () => {
+    await t.close();
+    for (const dir of temps) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('re-seals every password with the new key: each opens with it and its source, not with the old key', async () => {
+    await sealAll(OLD);
+    const auditsBefore = (await rotationAudits()).length;
+    const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(OLD), to: NEW });
+    assert.deepEqual(counts, { resealed: 3, alreadyCurrent: 0, workspaces: 2 });
+    await assertAllOpenWith(NEW);
+    const sealed = await sealedOf();
+    const [first, second] = sourceIds();
+    assert.ok(first && second);
+    for (const [id, value] of sealed) {
+      assert.throws(() => openSqlPassword(value, createSecretKeyring(OLD), id), SecretBoxError);
+    }
+    // Still bound to its source: another source's id does not open it.
+    assert.throws(
+      () => openSqlPassword(sealed.get(first) ?? '', createSecretKeyring(NEW), second),
+      /altered/,
+    );
+    // Mid-rollover, the keyring (new, previous = old) opens values of either key.
+    const both = createSecretKeyring(NEW, OLD);
+    assert.equal(openSqlPassword(sealed.get(first) ?? '', both, first), PASSWORDS[0]);
+    assert.equal(openSqlPassword(sealSqlPassword('legacy', OLD, first), both, first), 'legacy');
+
+    const audits = (await rotationAudits()).slice(auditsBefore);
+    assert.deepEqual(
+      audits.map((row) => [row.workspace_id, row.actor_type, row.actor_id, row.metadata]).sort(),
+      [
+        [workspaces[0], 'cli', null, { resealed: 2 }],
+        [workspaces[1], 'cli', null, { resealed: 1 }],
+      ].sort(),
+    );
+  });
+
+  test('a second run re-seals nothing and records nothing', async () => {
+    await sealAll(OLD);
+    await resealSecrets({ db: t.database.db, from: createSecretKeyring(OLD), to: NEW });
+    const before = await snapshot();
+    const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: NEW });
+    assert.deepEqual(counts, { resealed: 0, alreadyCurrent: 3, workspaces: 0 });
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  test('a mix of new and previous values: only the previous ones are re-sealed', async () => {
+    const [first] = sourceIds();
+    await sealAll((id) => (id === first ? NEW : OLD));
+    const untouched = (await sealedOf()).get(first ?? '');
+    const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: NEW });
+    assert.deepEqual(counts, { resealed: 2, alreadyCurrent: 1, workspaces: 2 });
+    assert.equal((await sealedOf()).get(first ?? ''), untouched);
+    await assertAllOpenWith(NEW);
+  });
+
+  for (const [name, breakValue] of [
+    ['an altered value', (sealed: string) => tamper(sealed)],
+    [
+      'a value of an unknown key',
+      (_sealed: string, id: string) =>
+        sealSecret('x', deriveSecretKey(STRANGER, SQL_PASSWORD_PURPOSE), { context: id }),
+    ],
+    ['garbage', () => 'not-a-sealed-value'],
+  ] as const) {
+    test(`${name} aborts the whole rotation, naming the source, and nothing changes`, async () => {
+      await sealAll(OLD);
+      const victim = sourceIds()[2] ?? '';
+      await setSealed(victim, breakValue((await sealedOf()).get(victim) ?? '', victim));
+      const before = await snapshot();
+      await assert.rejects(
+        resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: OTHER }),
+        (error: unknown) => {
+          assert.ok(error instanceof KeyRotationError);
+          assert.match(error.message, new RegExp(`SQL source ${victim}`));
+          assert.match(error.message, /Nothing was changed/);
+          for (const password of PASSWORDS) assert.ok(!error.message.includes(password));
+          return true;
+        },
+      );
+      assert.deepEqual(await snapshot(), before);
+    });
+  }
+
+  test('a value of the old key without APP_KEY_PREVIOUS aborts: APP_KEY alone cannot open it', async () => {
+    await sealAll(OLD);
+    const before = await snapshot();
+    await assert.rejects(
+      resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW), to: OTHER }),
+      /Cannot open the sealed secret of SQL source .*sealed with key/,
+    );
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  describe('embedded store, key in DATA_DIR/app.key', () => {
+    let dataDir: string;
+    let config: Config;
+
+    before(async () => {
+      dataDir = await tempDir();
+      config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    });
+
+    test('installs the new key atomically in app.key and keeps the old one in app.key.previous, both 0600', async () => {
+      await writeFile(join(dataDir, APP_KEY_FILE), `${formatAppKey(OLD)}\n`, { mode: 0o600 });
+      await sealAll(OLD);
+      const inodeBefore = (await stat(join(dataDir, APP_KEY_FILE))).ino;
+      const result = await rotate(config);
+
+      const installed = await keyFile(dataDir, APP_KEY_FILE);
+      assert.ok(installed && !installed.equals(OLD));
+      assert.deepEqual(await keyFile(dataDir, APP_KEY_PREVIOUS_FILE), OLD);
+      assert.equal(await mode(join(dataDir, APP_KEY_FILE)), 0o600);
+      assert.equal(await mode(join(dataDir, APP_KEY_PREVIOUS_FILE)), 0o600);
+      // Renamed into place (a new inode), no staged or temp file left, the lock released.
+      assert.notEqual((await stat(join(dataDir, APP_KEY_FILE))).ino, inodeBefore);
+      assert.deepEqual((await readdir(dataDir)).sort(), [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE]);
+      await assertAllOpenWith(installed);
+
+      assert.equal(result.store, 'embedded');
+      assert.equal(result.resealed, 3);
+      assert.equal(result.already_current, 0);
+      assert.equal(result.new_key, null, 'the key is in the file: not printed');
+      assert.equal(result.key_file, join(dataDir, APP_KEY_FILE));
+      assert.equal(result.previous_key_file, join(dataDir, APP_KEY_PREVIOUS_FILE));
+      const text = formatResult('key:rotate', result, false);
+      const json = formatResult('key:rotate', result, true);
+      assert.match(text, /^Re-sealed 3 secrets in 2 workspaces; 0 already sealed with the new key\./);
+      for (const output of [text, json]) {
+        assert.ok(!output.includes(formatAppKey(OLD).slice(7)), 'never the old key');
+        assert.ok(!output.includes(formatAppKey(installed).slice(7)), 'the new key stays in the file');
+        for (const password of PASSWORDS) assert.ok(!output.includes(password));
+      }
+    });
+
+    test('refuses while the service holds DATA_DIR, and changes nothing', async () => {
+      const release = await lockDataDir(dataDir, () => {});
+      try {
+        const keyBefore = await readFile(join(dataDir, APP_KEY_FILE), 'utf8');
+        const before = await snapshot();
+        let opened = false;
+        await assert.rejects(
+          rotate(config, {
+            opened: () => {
+              opened = true;
+            },
+          }),
+          (error: unknown) => {
+            assert.ok(error instanceof KeyRotationError);
+            assert.match(error.message, /is running on DATA_DIR .*stop it first/);
+            return true;
+          },
+        );
+        assert.equal(opened, false);
+        assert.equal(await readFile(join(dataDir, APP_KEY_FILE), 'utf8'), keyBefore);
+        assert.equal(existsSync(join(dataDir, APP_KEY_NEXT_FILE)), false);
+        assert.deepEqual(await snapshot(), before);
+      } finally {
+        await release();
+      }
+    });
+
+    test('a failed transaction leaves app.key, app.key.previous and the rows as they were', async () => {
+      const current = await keyFile(dataDir, APP_KEY_FILE);
+      assert.ok(current);
+      await sealAll(current);
+      const victim = sourceIds()[0] ?? '';
+      await setSealed(victim, tamper((await sealedOf()).get(victim) ?? ''));
+      const files = async () =>
+        Promise.all(
+          [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE].map((name) => readFile(join(dataDir, name), 'utf8')),
+        );
+      const filesBefore = await files();
+      const before = await snapshot();
+      await assert.rejects(rotate(config), new RegExp(`SQL source ${victim}`));
+      assert.deepEqual(await files(), filesBefore);
+      assert.deepEqual((await readdir(dataDir)).sort(), [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE]);
+      assert.deepEqual(await snapshot(), before);
+    });
+
+    test('resumes a rotation whose process died after the commit, with the key it staged', async () => {
+      const current = await keyFile(dataDir, APP_KEY_FILE);
+      assert.ok(current);
+      const [first] = sourceIds();
+      // The crash: app.key.next staged, the transaction committed for some values, app.key not yet swapped.
+      await writeFile(join(dataDir, APP_KEY_NEXT_FILE), `${formatAppKey(NEW)}\n`, { mode: 0o600 });
+      await sealAll((id) => (id === first ? NEW : current));
+      await assert.rejects(rotate(config, { newKey: formatAppKey(OTHER) }), /interrupted rotation/);
+      const result = await rotate(config);
+      assert.equal(result.resumed, true);
+      assert.equal(result.resealed, 2);
+      assert.equal(result.already_current, 1);
+      assert.deepEqual(await keyFile(dataDir, APP_KEY_FILE), NEW);
+      assert.deepEqual(await keyFile(dataDir, APP_KEY_PREVIOUS_FILE), current);
+      assert.equal(existsSync(join(dataDir, APP_KEY_NEXT_FILE)), false);
+      await assertAllOpenWith(NEW);
+      assert.match(formatResult('key:rotate', result, false), /^Finished the interrupted rotation/);
+    });
+
+    test('--new-key is used as given; a malformed one or the current key is refused before anything runs', async () => {
+      await rotate(config, { newKey: formatAppKey(OTHER) });
+      assert.deepEqual(await keyFile(dataDir, APP_KEY_FILE), OTHER);
+      await assertAllOpenWith(OTHER);
+      for (const [newKey, message] of [
+        ['base64:short', /--new-key must be base64/],
+        [formatAppKey(OTHER), /nothing to rotate/],
+      ] as const) {
+        let opened = false;
+        await assert.rejects(
+          rotate(config, {
+            newKey,
+            opened: () => {
+              opened = true;
+            },
+          }),
+          message,
+        );
+        assert.equal(opened, false);
+      }
+    });
+  });
+
+  test('embedded store with APP_KEY in the environment: writes no file, prints the generated key', async () => {
+    const dataDir = await tempDir();
+    await sealAll(OLD);
+    const result = await rotate(loadConfig({ DATA_DIR: dataDir, APP_KEY: formatAppKey(OLD) }));
+    const printed = decodeAppKey(result.new_key ?? '');
+    assert.ok(printed && !printed.equals(OLD));
+    await assertAllOpenWith(printed);
+    assert.deepEqual(await readdir(dataDir), []);
+    assert.equal(result.key_file, null);
+    assert.match(result.next_steps.join('\n'), /Set APP_KEY to the new key printed above/);
+    const text = formatResult('key:rotate', result, false);
+    assert.ok(text.includes(`New APP_KEY (shown once; store it now):\n  ${result.new_key}`));
+    assert.ok(!text.includes(formatAppKey(OLD)));
+  });
+
+  describe('PostgreSQL', () => {
+    // Never connected to: the rotation gets the test's store through openDatabase.
+    const pgEnv = (dataDir: string) => ({
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      DATA_DIR: dataDir,
+    });
+
+    test('finishing a rollover: APP_KEY is the new key, APP_KEY_PREVIOUS the old; no files, no key printed', async () => {
+      const dataDir = join(await tempDir(), 'absent');
+      const [first] = sourceIds();
+      await sealAll((id) => (id === first ? NEW : OLD));
+      const config = loadConfig({
+        ...pgEnv(dataDir),
+        APP_KEY: formatAppKey(NEW),
+        APP_KEY_PREVIOUS: formatAppKey(OLD),
+      });
+      assert.deepEqual(config.appKeyPrevious, OLD);
+      const result = await rotate(config);
+      assert.deepEqual(
+        [result.store, result.resealed, result.already_current, result.new_key, result.key_file],
+        ['postgres', 2, 1, null, null],
+      );
+      await assertAllOpenWith(NEW);
+      assert.equal(existsSync(dataDir), false);
+      assert.match(result.next_steps.join('\n'), /Remove APP_KEY_PREVIOUS/);
+      // Run again: idempotent.
+      assert.equal((await rotate(config)).resealed, 0);
+    });
+
+    test('one step from APP_KEY: prints the generated key and the rollout steps', async () => {
+      const dataDir = join(await tempDir(), 'absent');
+      await sealAll(OLD);
+      const result = await rotate(loadConfig({ ...pgEnv(dataDir), APP_KEY: formatAppKey(OLD) }));
+      const printed = decodeAppKey(result.new_key ?? '');
+      assert.ok(printed);
+      await assertAllOpenWith(printed);
+      assert.equal(existsSync(dataDir), false);
+      assert.equal(result.next_steps.length, 3);
+      assert.match(result.next_steps[0] ?? '', /APP_KEY_PREVIOUS to the old APP_KEY/);
+      const given = await rotate(loadConfig({ ...pgEnv(dataDir), APP_KEY: result.new_key ?? '' }), {
+        newKey: formatAppKey(NEW),
+      });
+      assert.equal(given.new_key, null, 'a key the operator gave is not echoed');
+      await assertAllOpenWith(NEW);
+    });
+  });
+
+  describe('CLI', () => {
+    test('refuses with exit 1 while DATA_DIR is locked', async () => {
+      const dataDir = await tempDir();
+      const release = await lockDataDir(dataDir, () => {});
+      try {
+        const result = await runCli(['key:rotate'], { DATA_DIR: dataDir });
+        assert.equal(result.code, 1);
+        assert.match(result.stderr, /stop it first/);
+        assert.equal(existsSync(join(dataDir, APP_KEY_FILE)), false);
+        assert.equal(existsSync(join(dataDir, 'pgdata')), false);
+      } finally {
+        await release();
+      }
+    });
+
+    test('rotates a fresh embedded store and prints a summary without keys', async () => {
+      const dataDir = await tempDir();
+      const result = await runCli(['key:rotate', '--json'], { DATA_DIR: dataDir });
+      assert.equal(result.code, 0, result.stderr);
+      const output: unknown = JSON.parse(result.stdout);
+      assert.deepEqual(output, {
+        store: 'embedded',
+        resealed: 0,
+        already_current: 0,
+        workspaces: 0,
+        new_key: null,
+        key_file: join(dataDir, APP_KEY_FILE),
+        previous_key_file: join(dataDir, APP_KEY_PREVIOUS_FILE),
+        resumed: false,
+        next_steps: [
+          `The new key is in ${join(dataDir, APP_KEY_FILE)}, the old one in ${join(dataDir, APP_KEY_PREVIOUS_FILE)} ` +
+            '(both mode 0600). Back up the new app.key, then start the service.',
+        ],
+      });
+      const [current, previous] = await Promise.all([
+        keyFile(dataDir, APP_KEY_FILE),
+        keyFile(dataDir, APP_KEY_PREVIOUS_FILE),
+      ]);
+      assert.ok(current && previous && !current.equals(previous));
+      assert.ok(!result.stdout.includes(formatAppKey(current).slice(7)));
+      assert.ok(!result.stderr.includes(formatAppKey(previous).slice(7)));
+    });
+  });
+});
+
+describe('APP_KEY_PREVIOUS', () => {
+  test('a valid key is parsed; unset or empty is undefined', () => {
+    assert.deepEqual(loadConfig({ APP_KEY_PREVIOUS: formatAppKey(OLD) }).appKeyPrevious, OLD);
+    assert.equal(loadConfig({}).appKeyPrevious, undefined);
+    assert.equal(loadConfig({ APP_KEY_PREVIOUS: ' ' }).appKeyPrevious, undefined);
+  });
+
+  test('a bad one is named', () => {
+    assert.throws(
+      () => loadConfig({ APP_KEY: formatAppKey(NEW), APP_KEY_PREVIOUS: 'base64:nope' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /APP_KEY_PREVIOUS: must be base64:/);
+        assert.doesNotMatch(error.message, /^\s+- APP_KEY:/m);
+        return true;
+      },
+    );
+  });
+});
