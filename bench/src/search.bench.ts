@@ -303,7 +303,7 @@ async function explainRetrievers(rs: RetrievalStore, query: BenchQuery): Promise
   });
   const retrievers = [
     { name: 'full-text', marker: 'from chunks c, q' },
-    { name: 'trigram', marker: '<% c.content' },
+    { name: 'trigram', marker: 'from agent_words v' },
     { name: 'vector', marker: 'with nearest as' },
   ];
   console.log(`\nEXPLAIN ANALYZE, query ${JSON.stringify(query.text)} (${query.kind}):`);

@@ -197,15 +197,15 @@ describe('admin API: hybrid search over an agent', () => {
     assert.ok(hits[0]?.ranks.trigram !== undefined);
     const index = await sql<{
       name: string | null;
-    }>`select to_regclass('chunks_content_trgm_idx')::text as name`.execute(t.database.db);
-    assert.equal(index.rows[0]?.name, 'chunks_content_trgm_idx');
+    }>`select to_regclass('agent_words_trgm_idx')::text as name`.execute(t.database.db);
+    assert.equal(index.rows[0]?.name, 'agent_words_trgm_idx');
   });
 
   test('the trigram index exists exactly when pg_trgm does', async () => {
     const index = await sql<{
       name: string | null;
-    }>`select to_regclass('chunks_content_trgm_idx')::text as name`.execute(t.database.db);
-    assert.equal(index.rows[0]?.name ?? null, t.database.features.trigram ? 'chunks_content_trgm_idx' : null);
+    }>`select to_regclass('agent_words_trgm_idx')::text as name`.execute(t.database.db);
+    assert.equal(index.rows[0]?.name ?? null, t.database.features.trigram ? 'agent_words_trgm_idx' : null);
   });
 
   test('a query where only some words match still finds hits (OR recall)', async () => {

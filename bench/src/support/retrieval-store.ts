@@ -7,6 +7,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import type { DatabaseFeatures } from '../../../apps/server/src/db/database.js';
 import { ensureOptionalSchema } from '../../../apps/server/src/db/optional-schema.js';
+import { recordVocabulary } from '../../../apps/server/src/retrieval/vocabulary.js';
 import type { DB } from '../../../apps/server/src/db/schema.js';
 import { textSearchConfig } from '../../../apps/server/src/jobs/index-document.js';
 import { createLogger } from '../../../apps/server/src/logger.js';
@@ -101,6 +102,8 @@ export async function insertChunks(
       ${chunks.map((chunk) => sha256Hex(chunk.content))}::text[]) as c(id, document_id, ordinal, content, content_hash)`.execute(
     db,
   );
+  // The agent's vocabulary, as the index job records it (typo tolerance reads it).
+  await recordVocabulary(db, target.agentId, chunks.map((chunk) => chunk.content).join('\n'));
 }
 
 /** Milliseconds `work` took, and its result. */
@@ -144,7 +147,7 @@ export async function buildIndexes(
   });
   const trigramOnly: DatabaseFeatures = { trigram: true, vector: false };
   builds.push({
-    name: 'trigram GIN (chunks_content_trgm_idx)',
+    name: 'trigram GIN over the vocabulary (agent_words_trgm_idx)',
     ...(await timed(() => ensureOptionalSchema(db, trigramOnly, null))),
   });
   const vectorOnly: DatabaseFeatures = { trigram: false, vector: true };

@@ -9,9 +9,14 @@ import type { DB } from './schema.js';
  */
 const OPTIONAL_SCHEMA: ReadonlyArray<{ feature: keyof DatabaseFeatures; statement: string }> = [
   {
+    // Typo tolerance reads the agents' vocabularies; the earlier index over whole chunk texts
+    // made every typo lookup recheck kilobytes per candidate.
     feature: 'trigram',
-    statement:
-      'create index if not exists chunks_content_trgm_idx on chunks using gin (content gin_trgm_ops)',
+    statement: 'drop index if exists chunks_content_trgm_idx',
+  },
+  {
+    feature: 'trigram',
+    statement: 'create index if not exists agent_words_trgm_idx on agent_words using gin (word gin_trgm_ops)',
   },
   {
     // One vector per distinct chunk text of an agent and embedding model. `dims` is stored so

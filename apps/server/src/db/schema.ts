@@ -135,6 +135,12 @@ export type ChunksTable = {
   created_at: CreatedAt;
 };
 
+/** The distinct words of an agent's indexed text (typo tolerance matches query words against them). */
+export type AgentWordsTable = {
+  agent_id: string;
+  word: string;
+};
+
 /** Exists only where pgvector does (db/optional-schema.ts); `embedding` is pgvector's text form. */
 export type EmbeddingsTable = {
   agent_id: string;
@@ -177,6 +183,7 @@ export type DB = {
   documents: DocumentsTable;
   chunks: ChunksTable;
   embeddings: EmbeddingsTable;
+  agent_words: AgentWordsTable;
   kb_articles: KbArticlesTable;
   schema_migrations: SchemaMigrationsTable;
 };

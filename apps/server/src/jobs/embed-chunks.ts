@@ -4,6 +4,9 @@ import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js'
 import type { Queryable } from '../services/context.js';
 import { defineJob, type JobQueue } from './queue.js';
 
+/** An embedding run that wrote at least this many vectors refreshes the planner statistics. */
+const ANALYZE_AFTER = 1000;
+
 /**
  * Embeds an agent's chunk texts that have no vector under the active provider, a batch at a
  * time (provider calls happen outside any transaction, so a slow embeddings server never holds
@@ -62,6 +65,9 @@ export const embedChunksJob = defineJob({
           or not exists (select 1 from chunks c where c.agent_id = e.agent_id and c.content_hash = e.content_hash))`.execute(
       db,
     );
+    // The embedded store has no autovacuum: after a bulk load its planner statistics are stale
+    // (or absent) and search plans go badly wrong, so refresh them here.
+    if (embedded >= ANALYZE_AFTER) await sql`analyze chunks, embeddings, agent_words`.execute(db);
     log.debug({ agentId, embedded, removed: Number(removed.numAffectedRows ?? 0) }, 'chunks embedded');
   },
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { chunkText } from '../ingest/chunk-text.js';
+import { recordVocabulary } from '../retrieval/vocabulary.js';
 import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import type { Queryable } from '../services/context.js';
@@ -99,6 +100,7 @@ export const indexDocumentJob = defineJob({
           )
           .execute();
       }
+      await recordVocabulary(trx, doc.agent_id, doc.content_text);
       await trx
         .updateTable('documents')
         .set({ index_status: 'indexed', indexed_hash: doc.content_hash, indexed_at: new Date() })

@@ -5,6 +5,8 @@ import type { DB } from '../db/schema.js';
 import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
 import { textSearchConfig } from '../jobs/index-document.js';
 import { requireAgent } from '../services/agents.js';
+import { isFunctionWord } from './function-words.js';
+import { VOCABULARY_MAX_LENGTH, VOCABULARY_MIN_LENGTH } from './vocabulary.js';
 
 /** The reciprocal-rank-fusion constant: a hit at rank r in one list adds 1 / (RRF_K + r). */
 export const RRF_K = 60;
@@ -17,8 +19,10 @@ export const MAX_LIMIT = 50;
 const MAX_TERMS = 32;
 /** Longer "words" are dropped from the OR form (no real word is this long). */
 const MAX_TERM_LENGTH = 64;
-/** Below this word similarity a chunk is not a trigram hit. */
-const TRIGRAM_THRESHOLD = 0.45;
+/** Below this trigram similarity a vocabulary word is no correction of a query word. */
+const TRIGRAM_THRESHOLD = 0.4;
+/** Vocabulary words tried per unknown query word, most similar first. */
+const CORRECTIONS_PER_TERM = 3;
 
 /** The retrievers whose ranks a hit reports. */
 export type RetrieverName = 'fulltext' | 'trigram' | 'vector';
@@ -87,11 +91,19 @@ export function queryTerms(query: string): string[] {
 
 /**
  * The OR form of a query for `to_tsquery`: each word quoted as a lexeme, joined by ` | `
- * (`'refund' | 'policy'`). Null when the query has no words.
+ * (`'refund' | 'policy'`). Function words are left out when the query has other words. Null
+ * when the query has no words.
  */
 export function orTsQuery(query: string): string | null {
-  const terms = queryTerms(query);
+  const terms = contentTerms(query);
   return terms.length === 0 ? null : terms.map((term) => `'${term}'`).join(' | ');
+}
+
+/** The query's words without function words, or all of them when nothing else is left. */
+export function contentTerms(query: string): string[] {
+  const terms = queryTerms(query);
+  const content = terms.filter((term) => !isFunctionWord(term));
+  return content.length > 0 ? content : terms;
 }
 
 /** What a search needs: where, for whom, what, how many, and which optional retrievers exist. */
@@ -126,7 +138,7 @@ export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
   const scope = { db, workspaceId, agentId, candidates };
   const config = await textSearchConfig(db, agent.language_default);
   const lists: RankedList[] = [await fullTextList(scope, query, config)];
-  if (features.trigram) lists.push(await trigramList(scope, query));
+  if (features.trigram) lists.push(await trigramList(scope, query, config));
   if (features.vector && input.embeddings) {
     const vector = await vectorList(scope, query, input.embeddings).catch((error: unknown) => {
       input.onVectorError?.(error);
@@ -143,22 +155,30 @@ type Scope = { db: Kysely<DB>; workspaceId: string; agentId: string; candidates:
 
 /**
  * Chunks matching the strict query (all words, phrases, -exclusions) or the OR form (any
- * word), in `simple` and in the agent's configuration. Strict matches rank first, then by
- * cover density against the OR form.
+ * content word), in `simple` and in the agent's configuration. Strict matches rank first, then
+ * chunks matching more of the query's distinct words, then by cover density.
  */
 async function fullTextList(scope: Scope, query: string, config: string): Promise<RankedList> {
   const or = orTsQuery(query);
+  const terms = contentTerms(query);
   const strict = sql`(websearch_to_tsquery('simple', ${query}) || websearch_to_tsquery(${config}::regconfig, ${query}))`;
   const loose =
     or === null ? strict : sql`(to_tsquery('simple', ${or}) || to_tsquery(${config}::regconfig, ${or}))`;
   const result = await sql<{ id: string }>`
-    with q as (select ${strict} as strict, ${loose} as loose)
+    with q as (
+      select ${strict} as strict, ${loose} as loose,
+        array(
+          select to_tsquery('simple', quote_literal(t)) || to_tsquery(${config}::regconfig, quote_literal(t))
+          from unnest(${terms}::text[]) as t
+        ) as words
+    )
     select c.id
     from chunks c, q
     where c.workspace_id = ${scope.workspaceId}
       and c.agent_id = ${scope.agentId}
       and (c.tsv @@ q.strict or c.tsv @@ q.loose)
     order by (c.tsv @@ q.strict) desc,
+      (select count(*) from unnest(q.words) as w where c.tsv @@ w) desc,
       ts_rank_cd(c.tsv, q.loose) desc,
       ts_rank_cd(c.tsv, q.strict) desc,
       c.id
@@ -167,24 +187,46 @@ async function fullTextList(scope: Scope, query: string, config: string): Promis
 }
 
 /**
- * Chunks containing a stretch of text similar to the query's words (pg_trgm word similarity),
- * which finds misspellings full-text misses. The `<%` operator uses chunks_content_trgm_idx;
- * the threshold is set for this transaction only.
+ * Typo tolerance: each query word the agent's vocabulary does not know is replaced by the
+ * vocabulary words most similar to it (pg_trgm similarity over short words, through
+ * agent_words_trgm_idx), and chunks containing those words are ranked as full-text would. So
+ * `refnd polcy` finds "refund policy" without comparing the query with whole chunk texts.
  */
-async function trigramList(scope: Scope, query: string): Promise<RankedList> {
-  const text = queryTerms(query).join(' ');
-  if (text === '') return { name: 'trigram', ids: [] };
+async function trigramList(scope: Scope, query: string, config: string): Promise<RankedList> {
+  const terms = queryTerms(query).filter(
+    (term) =>
+      term.length >= VOCABULARY_MIN_LENGTH &&
+      term.length <= VOCABULARY_MAX_LENGTH &&
+      !/^\d+$/.test(term) &&
+      !isFunctionWord(term),
+  );
+  if (terms.length === 0) return { name: 'trigram', ids: [] };
   const rows = await scope.db.transaction().execute(async (trx) => {
-    await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TRIGRAM_THRESHOLD)}, true)`.execute(
+    await sql`select set_config('pg_trgm.similarity_threshold', ${String(TRIGRAM_THRESHOLD)}, true)`.execute(
       trx,
     );
+    const corrections = await sql<{ word: string }>`
+      select distinct w.word
+      from unnest(${terms}::text[]) as q(term)
+      cross join lateral (
+        select v.word from agent_words v
+        where v.agent_id = ${scope.agentId} and v.word % q.term and v.word <> q.term
+        order by similarity(v.word, q.term) desc, v.word
+        limit ${CORRECTIONS_PER_TERM}
+      ) as w
+      where not exists (select 1 from agent_words k where k.agent_id = ${scope.agentId} and k.word = q.term)`.execute(
+      trx,
+    );
+    if (corrections.rows.length === 0) return [];
+    const or = corrections.rows.map((row) => `'${row.word}'`).join(' | ');
     const result = await sql<{ id: string }>`
+      with q as (select (to_tsquery('simple', ${or}) || to_tsquery(${config}::regconfig, ${or})) as query)
       select c.id
-      from chunks c
+      from chunks c, q
       where c.workspace_id = ${scope.workspaceId}
         and c.agent_id = ${scope.agentId}
-        and ${text} <% c.content
-      order by word_similarity(${text}, c.content) desc, c.id
+        and c.tsv @@ q.query
+      order by ts_rank_cd(c.tsv, q.query) desc, c.id
       limit ${scope.candidates}`.execute(trx);
     return result.rows;
   });
