@@ -7,6 +7,7 @@ import { newId } from '../security/ids.js';
 import type { Queryable } from '../services/context.js';
 import { queueEmbedding } from './embed-chunks.js';
 import { defineJob } from './queue.js';
+import { settleSources } from './source-run.js';
 
 /** Postgres text-search configurations by language code; anything else uses `simple`. */
 const TS_CONFIGS: Record<string, string> = {
@@ -109,22 +110,7 @@ export const indexDocumentJob = defineJob({
       // Vectors are computed by a per-agent run outside this transaction (the provider may be remote).
       if (pieces.length > 0 && queue) await queueEmbedding(queue, embeddings, doc.agent_id, trx);
       // A source waiting for its documents (a pasted text) is indexed once none is pending.
-      await trx
-        .updateTable('sources')
-        .set({ status: 'indexed', updated_at: new Date() })
-        .where('id', '=', doc.source_id)
-        .where('status', '=', 'indexing')
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('documents')
-                .select('documents.id')
-                .whereRef('documents.source_id', '=', 'sources.id')
-                .where('documents.index_status', '<>', 'indexed'),
-            ),
-          ),
-        )
-        .execute();
+      await settleSources(trx, [doc.source_id]);
       log.debug({ documentId, chunks: pieces.length }, 'document indexed');
     });
   },

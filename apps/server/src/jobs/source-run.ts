@@ -67,3 +67,27 @@ export async function removeDocumentsExcept(
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Marks `indexing` sources `indexed` once none of their documents waits for its index job
+ * (the index job calls it for its document's source; removals call it too).
+ */
+export async function settleSources(db: Queryable, sourceIds: readonly string[]): Promise<void> {
+  if (sourceIds.length === 0) return;
+  await db
+    .updateTable('sources')
+    .set({ status: 'indexed', updated_at: new Date() })
+    .where('id', 'in', [...new Set(sourceIds)])
+    .where('status', '=', 'indexing')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('documents')
+            .select('documents.id')
+            .whereRef('documents.source_id', '=', 'sources.id')
+            .where('documents.index_status', '<>', 'indexed'),
+        ),
+      ),
+    )
+    .execute();
+}

@@ -1,6 +1,7 @@
 import type { SourceRow } from '../db/schema.js';
 import { indexDocumentJob } from '../jobs/index-document.js';
 import type { JobQueue } from '../jobs/queue.js';
+import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import type { Queryable } from './context.js';
 
@@ -120,4 +121,30 @@ export async function reindexAgentLanguageDocuments(
     { db: trx },
   );
   return docs.length;
+}
+
+/** One document a source stores with itself (pasted text, an uploaded file's extracted text). */
+export type StoredDocument = {
+  externalId: string;
+  kind: string;
+  title: string;
+  text: string;
+  metadata: Record<string, unknown>;
+};
+
+/** Stores a source's own document (hashed by its text) and queues its indexing when it changed. */
+export async function storeSourceDocument(
+  trx: Queryable,
+  queue: JobQueue,
+  source: Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id'>,
+  document: StoredDocument,
+): Promise<void> {
+  const hash = sha256Hex(document.text);
+  await upsertDocuments(trx, queue, source, [
+    {
+      externalId: document.externalId,
+      hash,
+      toDocument: () => ({ ...document, url: null, language: null, hash, modifiedAt: null }),
+    },
+  ]);
 }

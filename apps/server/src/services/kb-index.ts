@@ -1,5 +1,6 @@
 import { htmlToText } from '../ingest/html-text.js';
 import type { JobQueue } from '../jobs/queue.js';
+import { settleSources } from '../jobs/source-run.js';
 import { renderMarkdown } from '../kb/render-markdown.js';
 import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
@@ -240,28 +241,4 @@ async function upsertArticles(
       .execute();
   }
   return queued;
-}
-
-/**
- * After removals: a source waiting only for documents that are now gone is indexed (the index
- * job flips it when its last pending document is done; a removed one never will).
- */
-async function settleSources(db: Queryable, sourceIds: string[]): Promise<void> {
-  if (sourceIds.length === 0) return;
-  await db
-    .updateTable('sources')
-    .set({ status: 'indexed', updated_at: new Date() })
-    .where('id', 'in', [...new Set(sourceIds)])
-    .where('status', '=', 'indexing')
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('documents')
-            .select('documents.id')
-            .whereRef('documents.source_id', '=', 'sources.id')
-            .where('documents.index_status', '<>', 'indexed'),
-        ),
-      ),
-    )
-    .execute();
 }

@@ -12,14 +12,13 @@ import { AppError, notFound } from '../errors/app-error.js';
 import { fetchSourceJob } from '../jobs/fetch-source.js';
 import { indexDocumentJob } from '../jobs/index-document.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import { sealSqlPassword } from '../sql-source/sql-password.js';
 import { validateSelect } from '../sql-source/validate-select.js';
 import { requireAgent } from './agents.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
-import { upsertDocuments } from './documents.js';
+import { storeSourceDocument } from './documents.js';
 import { KB_SOURCE_TYPE, syncKbForAgent } from './kb-index.js';
 
 /** Lists an agent's sources; an agent of another workspace is a 404. */
@@ -132,29 +131,11 @@ export async function createSource(
       })
       .execute();
     if (input.type === 'text') {
-      const hash = sha256Hex(input.text);
-      const text = input.text;
-      await upsertDocuments(
+      await storeSourceDocument(
         trx,
         scope.queue,
         { id: sourceId, workspace_id: scope.workspaceId, agent_id: agentId },
-        [
-          {
-            externalId: 'text',
-            hash,
-            toDocument: () => ({
-              externalId: 'text',
-              kind: 'text',
-              title: name,
-              url: null,
-              language: null,
-              text,
-              hash,
-              metadata: {},
-              modifiedAt: null,
-            }),
-          },
-        ],
+        { externalId: 'text', kind: 'text', title: name, text: input.text, metadata: {} },
       );
     } else {
       await scope.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });

@@ -10,12 +10,11 @@ import { validationError } from '../errors/app-error.js';
 import { detectUploadType, fileNameExtension } from '../ingest/uploads/detect-upload-type.js';
 import { extractUploadText } from '../ingest/uploads/extract-upload-text.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import { requireAgent } from './agents.js';
 import { recordAudit } from './audit.js';
 import type { TenantScope } from './context.js';
-import { upsertDocuments } from './documents.js';
+import { storeSourceDocument } from './documents.js';
 import { getSource } from './sources.js';
 
 /** One uploaded file as received: the name the client sent and its bytes. */
@@ -81,7 +80,7 @@ async function prepareUpload(
         file_name: name,
         file_type: detected.type,
         size_bytes: file.bytes.byteLength,
-        // Of the bytes as uploaded (sha256Hex hashes text; the content hash below is of the text).
+        // Of the bytes as uploaded; the document's content hash is of the extracted text.
         sha256: createHash('sha256').update(file.bytes).digest('hex'),
       },
       text: extracted.text,
@@ -139,28 +138,11 @@ export async function uploadFiles(
           config: JSON.stringify(metadata),
         })
         .execute();
-      const hash = sha256Hex(text);
-      await upsertDocuments(
+      await storeSourceDocument(
         trx,
         scope.queue,
         { id: sourceId, workspace_id: scope.workspaceId, agent_id: agentId },
-        [
-          {
-            externalId: 'upload',
-            hash,
-            toDocument: () => ({
-              externalId: 'upload',
-              kind: 'upload',
-              title,
-              url: null,
-              language: null,
-              text,
-              hash,
-              metadata,
-              modifiedAt: null,
-            }),
-          },
-        ],
+        { externalId: 'upload', kind: 'upload', title, text, metadata },
       );
       await recordAudit(trx, {
         workspaceId: scope.workspaceId,
