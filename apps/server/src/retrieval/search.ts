@@ -1,5 +1,5 @@
 import type { TSearchHit } from '@service/contract';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
@@ -153,37 +153,66 @@ export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
 
 type Scope = { db: Kysely<DB>; workspaceId: string; agentId: string; candidates: number };
 
+/** Queries with at most this many content words first look only at chunks matching two of them. */
+const MAX_PAIRED_TERMS = 8;
+
 /**
  * Chunks matching the strict query (all words, phrases, -exclusions) or the OR form (any
  * content word), in `simple` and in the agent's configuration. Strict matches rank first, then
  * chunks matching more of the query's distinct words, then by cover density.
+ *
+ * A query of several words common in the corpus matches most chunks through its OR form, and
+ * ranking them all is the cost of a search. Since chunks matching more words rank first, the
+ * top candidates come from the chunks matching at least two words whenever there are enough
+ * of those: that (much smaller) set is ranked first, and the whole OR set only when it is short.
+ * The answer is the same either way.
  */
 async function fullTextList(scope: Scope, query: string, config: string): Promise<RankedList> {
-  const or = orTsQuery(query);
   const terms = contentTerms(query);
   const strict = sql`(websearch_to_tsquery('simple', ${query}) || websearch_to_tsquery(${config}::regconfig, ${query}))`;
-  const loose =
-    or === null ? strict : sql`(to_tsquery('simple', ${or}) || to_tsquery(${config}::regconfig, ${or}))`;
+  if (terms.length === 0)
+    return { name: 'fulltext', ids: await rankFullText(scope, strict, strict, strict, []) };
+  const words = terms.map(
+    (term) => sql`(to_tsquery('simple', ${`'${term}'`}) || to_tsquery(${config}::regconfig, ${`'${term}'`}))`,
+  );
+  const loose = sql`(${sql.join(words, sql` || `)})`;
+  if (terms.length >= 2 && terms.length <= MAX_PAIRED_TERMS) {
+    const pairs = words.flatMap((left, i) => words.slice(i + 1).map((right) => sql`(${left} && ${right})`));
+    const paired = await rankFullText(scope, strict, loose, sql`(${sql.join(pairs, sql` || `)})`, words);
+    if (paired.length >= scope.candidates) return { name: 'fulltext', ids: paired };
+  }
+  return { name: 'fulltext', ids: await rankFullText(scope, strict, loose, loose, words) };
+}
+
+/** Chunks matching `strict` or `filter`, ranked by strict match, words matched and cover density. */
+async function rankFullText(
+  scope: Scope,
+  strict: RawBuilder<unknown>,
+  loose: RawBuilder<unknown>,
+  filter: RawBuilder<unknown>,
+  words: RawBuilder<unknown>[],
+): Promise<string[]> {
+  const matched =
+    words.length === 0
+      ? sql`0::int` // a bare 0 would be an ORDER BY position
+      : sql.join(
+          words.map((word) => sql`(c.tsv @@ ${word})::int`),
+          sql` + `,
+        );
   const result = await sql<{ id: string }>`
-    with q as (
-      select ${strict} as strict, ${loose} as loose,
-        array(
-          select to_tsquery('simple', quote_literal(t)) || to_tsquery(${config}::regconfig, quote_literal(t))
-          from unnest(${terms}::text[]) as t
-        ) as words
-    )
+    with q as (select ${strict} as strict, ${loose} as loose, ${filter} as filter)
     select c.id
     from chunks c, q
     where c.workspace_id = ${scope.workspaceId}
       and c.agent_id = ${scope.agentId}
-      and (c.tsv @@ q.strict or c.tsv @@ q.loose)
+      and (c.tsv @@ q.strict or c.tsv @@ q.filter)
     order by (c.tsv @@ q.strict) desc,
-      (select count(*) from unnest(q.words) as w where c.tsv @@ w) desc,
+      ${matched} desc,
       ts_rank_cd(c.tsv, q.loose) desc,
       ts_rank_cd(c.tsv, q.strict) desc,
       c.id
     limit ${scope.candidates}`.execute(scope.db);
-  return { name: 'fulltext', ids: result.rows.map((row) => row.id) };
+  return result.rows.map((row) => row.id);
 }
 
 /**
