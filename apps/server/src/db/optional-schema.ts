@@ -61,10 +61,18 @@ export async function ensureOptionalSchema(
 
 async function ensureVectorIndex(db: Kysely<DB>, dims: number): Promise<void> {
   if (!Number.isInteger(dims) || dims < 1 || dims > MAX_INDEXED_DIMENSIONS) return;
-  await sql
-    .raw(
-      `create index if not exists embeddings_hnsw_${dims}_idx on embeddings ` +
-        `using hnsw ((embedding::vector(${dims})) vector_cosine_ops) where dims = ${dims}`,
-    )
-    .execute(db);
+  await db.transaction().execute(async (trx) => {
+    // An HNSW graph that outgrows maintenance_work_mem (64 MB by default, ~50k vectors of 256
+    // dimensions) is built far more slowly; this build gets more, for its transaction only.
+    await sql`select set_config('maintenance_work_mem', ${HNSW_BUILD_MEMORY}, true)`.execute(trx);
+    await sql
+      .raw(
+        `create index if not exists embeddings_hnsw_${dims}_idx on embeddings ` +
+          `using hnsw ((embedding::vector(${dims})) vector_cosine_ops) where dims = ${dims}`,
+      )
+      .execute(trx);
+  });
 }
+
+/** maintenance_work_mem for building an HNSW index over existing vectors. */
+const HNSW_BUILD_MEMORY = '512MB';
