@@ -7,10 +7,10 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import type { DatabaseFeatures } from '../../../apps/server/src/db/database.js';
 import { ensureOptionalSchema } from '../../../apps/server/src/db/optional-schema.js';
-import { recordVocabulary } from '../../../apps/server/src/retrieval/vocabulary.js';
 import type { DB } from '../../../apps/server/src/db/schema.js';
 import { textSearchConfig } from '../../../apps/server/src/jobs/index-document.js';
 import { createLogger } from '../../../apps/server/src/logger.js';
+import { recordVocabulary } from '../../../apps/server/src/retrieval/vocabulary.js';
 import { sha256Hex } from '../../../apps/server/src/security/hashing.js';
 import { newId } from '../../../apps/server/src/security/ids.js';
 import { createAgent } from '../../../apps/server/src/services/agents.js';
