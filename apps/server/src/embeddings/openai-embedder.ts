@@ -44,7 +44,6 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbeddingP
     minSimilarity: options.minSimilarity ?? 0.2,
     async embed(texts, callOptions = {}) {
       if (texts.length === 0) return [];
-      const signals = [AbortSignal.timeout(timeoutMs), ...(callOptions.signal ? [callOptions.signal] : [])];
       const response = await request(`${base}/embeddings`, {
         method: 'POST',
         headers: {
@@ -57,7 +56,10 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbeddingP
           encoding_format: 'float',
           ...(dimensions !== null ? { dimensions } : {}),
         }),
-        signal: AbortSignal.any(signals),
+        // The call's own budget bounds each phase; the caller's signal (a query's shorter budget) aborts it all.
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
       });
       const text = await readCapped(response.body, MAX_RESPONSE_BYTES);
       if (response.statusCode < 200 || response.statusCode > 299) {

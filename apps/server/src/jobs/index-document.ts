@@ -57,31 +57,28 @@ export const indexDocumentJob = defineJob({
   retryLimit: 5,
   async handle({ documentId }, { db, log, queue, embeddings }) {
     await db.transaction().execute(async (trx) => {
+      // A document without a language of its own is in its agent's language, when it has one.
       const doc = await trx
         .selectFrom('documents')
+        .innerJoin('agents', 'agents.id', 'documents.agent_id')
         .select([
-          'id',
-          'workspace_id',
-          'agent_id',
-          'source_id',
-          'language',
-          'content_text',
-          'content_hash',
-          'indexed_hash',
-          'index_status',
+          'documents.id',
+          'documents.workspace_id',
+          'documents.agent_id',
+          'documents.source_id',
+          'documents.language',
+          'agents.language_default',
+          'documents.content_text',
+          'documents.content_hash',
+          'documents.indexed_hash',
+          'documents.index_status',
         ])
-        .where('id', '=', documentId)
-        .forUpdate()
+        .where('documents.id', '=', documentId)
+        .forUpdate('documents')
         .executeTakeFirst();
       if (!doc) return;
       if (doc.index_status === 'indexed' && doc.indexed_hash === doc.content_hash) return;
-      // A document without a language of its own is in the agent's language, when it has one.
-      const agent = await trx
-        .selectFrom('agents')
-        .select('language_default')
-        .where('id', '=', doc.agent_id)
-        .executeTakeFirst();
-      const regconfig = await textSearchConfig(trx, doc.language ?? agent?.language_default ?? null);
+      const regconfig = await textSearchConfig(trx, doc.language ?? doc.language_default);
       const pieces = chunkText(doc.content_text);
       await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
       if (pieces.length > 0) {
