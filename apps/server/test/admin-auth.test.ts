@@ -3,27 +3,18 @@ import { after, before, describe, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { ADMIN_ROUTES, type AdminRoute, bearer, expectError, UNAUTHENTICATED_BODY } from './support/http.js';
 import { createTestApp, issueToken, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
-
-/** A valid multipart upload of one small text file (the uploads route takes nothing else). */
-const UPLOAD_BOUNDARY = 'matrix-boundary';
-const UPLOAD_BODY = [
-  `--${UPLOAD_BOUNDARY}`,
-  'Content-Disposition: form-data; name="file"; filename="matrix.txt"',
-  'Content-Type: text/plain',
-  '',
-  'Matrix',
-  `--${UPLOAD_BOUNDARY}--`,
-  '',
-].join('\r\n');
+import { multipartBody } from './support/upload-files.js';
 
 /** A request to an admin route; bodies are valid so only the credential decides. */
 function request(route: AdminRoute, headers: Record<string, string>): InjectOptions {
   if (route.url.endsWith('/uploads')) {
+    // A valid multipart upload of one small text file (the uploads route takes nothing else).
+    const upload = multipartBody([{ name: 'matrix.txt', bytes: 'Matrix', contentType: 'text/plain' }]);
     return {
       method: route.method,
       url: route.url,
-      headers: { 'content-type': `multipart/form-data; boundary=${UPLOAD_BOUNDARY}`, ...headers },
-      payload: UPLOAD_BODY,
+      headers: { ...upload.headers, ...headers },
+      payload: upload.payload,
     };
   }
   const body =

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type TSource, UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES, ZSearchResult, ZSource } from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
@@ -11,66 +10,7 @@ import { auditRows, expectData, expectError, expectValidation } from './support/
 import { createAgent, runIndexJob } from './support/integration.js';
 import { documentsOfSource, jobsFor, sha256, sourceRow } from './support/sources.js';
 import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
-
-/** The shared fixtures, beside the repository (`../shared` from its root, here and in CI). */
-const FIXTURES = new URL('../../../../shared/fixtures/uploads/', import.meta.url);
-
-const fixture = (name: string): Promise<Uint8Array> => readFile(new URL(name, FIXTURES));
-
-/** One file part of a hand-built multipart body. */
-type FilePart = { name: string; bytes: Uint8Array | string; contentType?: string; field?: string };
-
-/** A multipart/form-data body with the given file parts (and plain fields), built byte by byte. */
-function multipartBody(
-  files: FilePart[],
-  fields: Array<{ name: string; value: string }> = [],
-): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = `----upload-test-${randomBytes(8).toString('hex')}`;
-  const pieces: Buffer[] = [];
-  for (const field of fields) {
-    pieces.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${field.name}"\r\n\r\n${field.value}\r\n`,
-      ),
-    );
-  }
-  for (const file of files) {
-    pieces.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; ` +
-          `filename="${file.name}"\r\nContent-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
-      ),
-      typeof file.bytes === 'string' ? Buffer.from(file.bytes) : Buffer.from(file.bytes),
-      Buffer.from('\r\n'),
-    );
-  }
-  pieces.push(Buffer.from(`--${boundary}--\r\n`));
-  return {
-    payload: Buffer.concat(pieces),
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-  };
-}
-
-/** A one-page PDF whose page draws nothing: valid, but without any text. */
-function pdfWithoutText(): Uint8Array {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Count 1 /Kids [3 0 R] >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 50] /Contents 4 0 R /Resources << >> >>',
-    '<< /Length 0 >>\nstream\n\nendstream',
-  ];
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, index) => {
-    offsets.push(body.length);
-    body += `${index + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = body.length;
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return strToU8(body);
-}
+import { type FilePart, fixture, multipartBody, pdfWithoutText } from './support/upload-files.js';
 
 const ZSources = z.array(ZSource);
 

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import CFB from 'cfb';
 import { strToU8, zipSync } from 'fflate';
+import { fixture } from '../../../test/support/upload-files.js';
 import { detectUploadType, fileNameExtension, type UploadType } from './detect-upload-type.js';
-
-/** The shared fixtures, beside the repository (`../shared` from its root, here and in CI). */
-const FIXTURES = new URL('../../../../../../shared/fixtures/uploads/', import.meta.url);
-
-function fixture(name: string): Promise<Uint8Array> {
-  return readFile(new URL(name, FIXTURES));
-}
 
 const text = (value: string): Uint8Array => strToU8(value);
 

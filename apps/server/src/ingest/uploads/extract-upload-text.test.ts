@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
+import { declareUncompressedSize, fixture, pdfOf } from '../../../test/support/upload-files.js';
 import { detectUploadType } from './detect-upload-type.js';
 import { extractUploadText, MAX_PDF_PAGES } from './extract-upload-text.js';
-
-/** The shared fixtures, beside the repository (`../shared` from its root, here and in CI). */
-const FIXTURES = new URL('../../../../../../shared/fixtures/uploads/', import.meta.url);
-
-function fixture(name: string): Promise<Uint8Array> {
-  return readFile(new URL(name, FIXTURES));
-}
 
 /** Detects a fixture's type from its bytes and extracts it, as the ingest path does. */
 async function extractFixture(name: string): Promise<{ text: string; title?: string }> {
@@ -37,29 +30,7 @@ function buildPdf(pages: number): Uint8Array {
         '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 50] /Contents 4 0 R /Resources << /Font << /F1 3 0 R >> >> >>',
     ),
   ];
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, index) => {
-    offsets.push(body.length);
-    body += `${index + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = body.length;
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return strToU8(body);
-}
-
-/** Sets every size field a zip declares for its entries (local and central) to `size`. */
-function declareUncompressedSize(zip: Uint8Array, size: number): Uint8Array {
-  const patched = new Uint8Array(zip);
-  const view = new DataView(patched.buffer);
-  for (let offset = 0; offset + 46 <= patched.length; offset += 1) {
-    const signature = view.getUint32(offset, true);
-    if (signature === 0x04034b50) view.setUint32(offset + 22, size, true);
-    if (signature === 0x02014b50) view.setUint32(offset + 24, size, true);
-  }
-  return patched;
+  return pdfOf(objects);
 }
 
 describe('extractUploadText: the fixtures', () => {

@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
+import { declareUncompressedSize } from '../../../test/support/upload-files.js';
 import { repackWithinLimits, unzipWithinLimits } from './unzip-within-limits.js';
 import { UploadLimitError } from './upload-limit-error.js';
-
-/** Sets the uncompressed size every local and central header declares to `size`. */
-function declareUncompressedSize(zip: Uint8Array, size: number): Uint8Array {
-  const patched = new Uint8Array(zip);
-  const view = new DataView(patched.buffer);
-  for (let offset = 0; offset + 46 <= patched.length; offset += 1) {
-    const signature = view.getUint32(offset, true);
-    if (signature === 0x04034b50) view.setUint32(offset + 22, size, true);
-    if (signature === 0x02014b50) view.setUint32(offset + 24, size, true);
-  }
-  return patched;
-}
 
 describe('unzipWithinLimits', () => {
   const zip = zipSync(
