@@ -3,24 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import {
+  LOCAL_MARIADB as MARIADB,
+  LOCAL_MARIADB_ALLOW as MARIADB_ALLOW,
+  LOCAL_POSTGRES as PG,
+  LOCAL_POSTGRES_ALLOW as PG_ALLOW,
+} from '../../test/support/local-databases.js';
 import { type RunSelectOptions, runSelect } from './run-select.js';
-import type { SqlConnectionConfig } from './sql-source-config.js';
 
 // Integration tests against the machine's own servers, on loopback only (allowed through the
 // guard with SAFE_URL_ALLOW-style entries); each test skips when its server is not running.
 const SUFFIX = `${process.env.TEST_RUN_ID ?? Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-const PG: SqlConnectionConfig = {
-  engine: 'postgres',
-  host: '127.0.0.1',
-  port: 5432,
-  database: 'postgres',
-  user: 'postgres',
-  password: '',
-  ssl: false,
-};
-const MARIADB: SqlConnectionConfig = { ...PG, engine: 'mysql', port: 3306, database: 'test', user: 'root' };
-const PG_ALLOW = ['127.0.0.1:5432'];
-const MARIADB_ALLOW = ['127.0.0.1:3306'];
 
 describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   const schema = `sqlsrc_${SUFFIX}`;

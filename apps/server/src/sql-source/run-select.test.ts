@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import {
+  LOCAL_MARIADB as MARIADB,
+  LOCAL_POSTGRES as PG,
+  LOCAL_POSTGRES_ALLOW as PG_ALLOW,
+} from '../../test/support/local-databases.js';
 import type { Resolve } from '../outbound/index.js';
 import {
   capCell,
@@ -9,18 +14,6 @@ import {
   wrapWithLimit,
 } from './run-select.js';
 import type { SqlConnectionConfig } from './sql-source-config.js';
-
-const PG: SqlConnectionConfig = {
-  engine: 'postgres',
-  host: '127.0.0.1',
-  port: 5432,
-  database: 'postgres',
-  user: 'postgres',
-  password: '',
-  ssl: false,
-};
-const MARIADB: SqlConnectionConfig = { ...PG, engine: 'mysql', port: 3306, database: 'test', user: 'root' };
-const PG_ALLOW = ['127.0.0.1:5432'];
 
 /** Fails the test if a run gets as far as connecting; records where it would have gone. */
 function forbidConnect(targets: SqlConnectTarget[]): RunSelectOptions['beforeConnect'] {
