@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { APP_KEY_FILE, ensureAppKey, generateAppKey } from '../src/config/app-key.js';
+import { APP_KEY_FILE, ensureAppKey, formatAppKey, generateAppKey } from '../src/config/app-key.js';
 import { ConfigError, decodeAppKey, loadConfig } from '../src/config/config.js';
 import { runMain } from './support/processes.js';
 
@@ -228,5 +228,26 @@ describe('main.ts with a bad configuration', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('APP_KEY_PREVIOUS', () => {
+  const previous = Buffer.alloc(32, 0x11);
+  test('a valid key is parsed; unset or empty is undefined', () => {
+    assert.deepEqual(loadConfig({ APP_KEY_PREVIOUS: formatAppKey(previous) }).appKeyPrevious, previous);
+    assert.equal(loadConfig({}).appKeyPrevious, undefined);
+    assert.equal(loadConfig({ APP_KEY_PREVIOUS: ' ' }).appKeyPrevious, undefined);
+  });
+
+  test('a bad one is named', () => {
+    assert.throws(
+      () => loadConfig({ APP_KEY: formatAppKey(Buffer.alloc(32, 0x22)), APP_KEY_PREVIOUS: 'base64:nope' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /APP_KEY_PREVIOUS: must be base64:/);
+        assert.doesNotMatch(error.message, /^\s+- APP_KEY:/m);
+        return true;
+      },
+    );
   });
 });

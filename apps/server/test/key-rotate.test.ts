@@ -4,8 +4,6 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ZSource } from '@service/contract';
-import { sql } from 'kysely';
 import { formatResult } from '../src/cli/format.js';
 import {
   APP_KEY_FILE,
@@ -13,17 +11,22 @@ import {
   APP_KEY_PREVIOUS_FILE,
   formatAppKey,
 } from '../src/config/app-key.js';
-import { type Config, ConfigError, decodeAppKey, loadConfig } from '../src/config/config.js';
+import { type Config, decodeAppKey, loadConfig } from '../src/config/config.js';
 import { lockDataDir } from '../src/db/data-dir-lock.js';
 import type { Database } from '../src/db/database.js';
 import { deriveSecretKey, SecretBoxError, sealSecret } from '../src/security/secret-box.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
 import { KeyRotationError, resealSecrets, rotateAppKey } from '../src/services/key-rotation.js';
 import { openSqlPassword, SQL_PASSWORD_PURPOSE, sealSqlPassword } from '../src/sql-source/sql-password.js';
-import { expectData } from './support/http.js';
-import { createAgent } from './support/integration.js';
-import { runCli } from './support/processes.js';
-import { createTestApp, injectJson, seedTenant, type TestApp } from './support/test-app.js';
+import {
+  fileMode,
+  keyFile,
+  sealedPasswords,
+  seedSqlSources,
+  setSealedPassword,
+  tamperSealed,
+} from './support/key-rotation.js';
+import { createTestApp, type TestApp } from './support/test-app.js';
 
 const OLD = Buffer.alloc(32, 0x11);
 const NEW = Buffer.alloc(32, 0x22);
@@ -50,23 +53,8 @@ describe('key:rotate', () => {
   const sealAll = async (keyOf: Buffer | ((id: string) => Buffer)) => {
     for (const [id, password] of sources) {
       const key = typeof keyOf === 'function' ? keyOf(id) : keyOf;
-      await setSealed(id, sealSqlPassword(password, key, id));
+      await setSealedPassword(t.database.db, id, sealSqlPassword(password, key, id));
     }
-  };
-  const setSealed = (id: string, sealed: string) =>
-    t.database.db
-      .updateTable('sources')
-      .set({ config: sql`jsonb_set(config, '{password_sealed}', to_jsonb(${sealed}::text))` })
-      .where('id', '=', id)
-      .execute();
-  const sealedOf = async () => {
-    const rows = await t.database.db
-      .selectFrom('sources')
-      .select(['id', sql<string>`config->>'password_sealed'`.as('sealed')])
-      .where('type', '=', 'sql')
-      .orderBy('id')
-      .execute();
-    return new Map(rows.map((row) => [row.id, row.sealed]));
   };
   /** Every source and audit row, to show a failed rotation changed nothing. */
   const snapshot = async () => ({
@@ -81,17 +69,10 @@ describe('key:rotate', () => {
       .orderBy('id')
       .execute();
   const assertAllOpenWith = async (key: Buffer) => {
-    const sealed = await sealedOf();
+    const sealed = await sealedPasswords(t.database.db);
     for (const [id, password] of sources) {
       assert.equal(openSqlPassword(sealed.get(id) ?? '', createSecretKeyring(key), id), password, id);
     }
-  };
-  /** Breaks the tag of a sealed value (it still names its key). */
-  const tamper = (sealed: string) => {
-    const parts = sealed.split('.');
-    const tag = parts[4] ?? '';
-    parts[4] = `${tag[0] === 'A' ? 'B' : 'A'}${tag.slice(1)}`;
-    return parts.join('.');
   };
   const rotate = (config: Config, extra: { newKey?: string; opened?: () => void } = {}) =>
     rotateAppKey({
@@ -103,36 +84,14 @@ describe('key:rotate', () => {
       },
       warn: () => {},
     });
-  const keyFile = async (dir: string, name: string) => decodeAppKey(await readFile(join(dir, name), 'utf8'));
-  const mode = async (path: string) => (await stat(path)).mode & 0o777;
 
   before(async () => {
     t = await createTestApp();
     // The rotation closes the store it opened; here it gets the test's store, which stays open.
     shared = { ...t.database, close: async () => {} };
-    const tenants = [await seedTenant(t), await seedTenant(t)];
-    for (const [index, password] of PASSWORDS.entries()) {
-      const tenant = index < 2 ? tenants[0] : tenants[1];
-      assert.ok(tenant);
-      const agentId = await createAgent(t, tenant);
-      const res = await injectJson(
-        t.app,
-        'POST',
-        `/api/v1/admin/agents/${agentId}/sources`,
-        {
-          type: 'sql',
-          engine: 'postgres',
-          host: 'db.example.com',
-          database: 'd',
-          user: 'u',
-          password,
-          query: 'SELECT 1 AS x',
-        },
-        tenant.auth,
-      );
-      sources.set(expectData(res, 201, ZSource).id, password);
-    }
-    workspaces.push(...tenants.map((tenant) => tenant.workspace.id));
+    const seeded = await seedSqlSources(t, PASSWORDS);
+    for (const [id, password] of seeded.sources) sources.set(id, password);
+    workspaces.push(...seeded.workspaces);
     // The API sealed them with the app's key.
     assert.ok(t.config.appKey);
     await assertAllOpenWith(t.config.appKey);
@@ -149,7 +108,7 @@ describe('key:rotate', () => {
     const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(OLD), to: NEW });
     assert.deepEqual(counts, { resealed: 3, alreadyCurrent: 0, workspaces: 2 });
     await assertAllOpenWith(NEW);
-    const sealed = await sealedOf();
+    const sealed = await sealedPasswords(t.database.db);
     const [first, second] = sourceIds();
     assert.ok(first && second);
     for (const [id, value] of sealed) {
@@ -187,15 +146,15 @@ describe('key:rotate', () => {
   test('a mix of new and previous values: only the previous ones are re-sealed', async () => {
     const [first] = sourceIds();
     await sealAll((id) => (id === first ? NEW : OLD));
-    const untouched = (await sealedOf()).get(first ?? '');
+    const untouched = (await sealedPasswords(t.database.db)).get(first ?? '');
     const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: NEW });
     assert.deepEqual(counts, { resealed: 2, alreadyCurrent: 1, workspaces: 2 });
-    assert.equal((await sealedOf()).get(first ?? ''), untouched);
+    assert.equal((await sealedPasswords(t.database.db)).get(first ?? ''), untouched);
     await assertAllOpenWith(NEW);
   });
 
   for (const [name, breakValue] of [
-    ['an altered value', (sealed: string) => tamper(sealed)],
+    ['an altered value', (sealed: string) => tamperSealed(sealed)],
     [
       'a value of an unknown key',
       (_sealed: string, id: string) =>
@@ -206,7 +165,11 @@ describe('key:rotate', () => {
     test(`${name} aborts the whole rotation, naming the source, and nothing changes`, async () => {
       await sealAll(OLD);
       const victim = sourceIds()[2] ?? '';
-      await setSealed(victim, breakValue((await sealedOf()).get(victim) ?? '', victim));
+      await setSealedPassword(
+        t.database.db,
+        victim,
+        breakValue((await sealedPasswords(t.database.db)).get(victim) ?? '', victim),
+      );
       const before = await snapshot();
       await assert.rejects(
         resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: OTHER }),
@@ -250,8 +213,8 @@ describe('key:rotate', () => {
       const installed = await keyFile(dataDir, APP_KEY_FILE);
       assert.ok(installed && !installed.equals(OLD));
       assert.deepEqual(await keyFile(dataDir, APP_KEY_PREVIOUS_FILE), OLD);
-      assert.equal(await mode(join(dataDir, APP_KEY_FILE)), 0o600);
-      assert.equal(await mode(join(dataDir, APP_KEY_PREVIOUS_FILE)), 0o600);
+      assert.equal(await fileMode(join(dataDir, APP_KEY_FILE)), 0o600);
+      assert.equal(await fileMode(join(dataDir, APP_KEY_PREVIOUS_FILE)), 0o600);
       // Renamed into place (a new inode), no staged or temp file left, the lock released.
       assert.notEqual((await stat(join(dataDir, APP_KEY_FILE))).ino, inodeBefore);
       assert.deepEqual((await readdir(dataDir)).sort(), [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE]);
@@ -305,7 +268,11 @@ describe('key:rotate', () => {
       assert.ok(current);
       await sealAll(current);
       const victim = sourceIds()[0] ?? '';
-      await setSealed(victim, tamper((await sealedOf()).get(victim) ?? ''));
+      await setSealedPassword(
+        t.database.db,
+        victim,
+        tamperSealed((await sealedPasswords(t.database.db)).get(victim) ?? ''),
+      );
       const files = async () =>
         Promise.all(
           [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE].map((name) => readFile(join(dataDir, name), 'utf8')),
@@ -420,69 +387,5 @@ describe('key:rotate', () => {
       assert.equal(given.new_key, null, 'a key the operator gave is not echoed');
       await assertAllOpenWith(NEW);
     });
-  });
-
-  describe('CLI', () => {
-    test('refuses with exit 1 while DATA_DIR is locked', async () => {
-      const dataDir = await tempDir();
-      const release = await lockDataDir(dataDir, () => {});
-      try {
-        const result = await runCli(['key:rotate'], { DATA_DIR: dataDir });
-        assert.equal(result.code, 1);
-        assert.match(result.stderr, /stop it first/);
-        assert.equal(existsSync(join(dataDir, APP_KEY_FILE)), false);
-        assert.equal(existsSync(join(dataDir, 'pgdata')), false);
-      } finally {
-        await release();
-      }
-    });
-
-    test('rotates a fresh embedded store and prints a summary without keys', async () => {
-      const dataDir = await tempDir();
-      const result = await runCli(['key:rotate', '--json'], { DATA_DIR: dataDir });
-      assert.equal(result.code, 0, result.stderr);
-      const output: unknown = JSON.parse(result.stdout);
-      assert.deepEqual(output, {
-        store: 'embedded',
-        resealed: 0,
-        already_current: 0,
-        workspaces: 0,
-        new_key: null,
-        key_file: join(dataDir, APP_KEY_FILE),
-        previous_key_file: join(dataDir, APP_KEY_PREVIOUS_FILE),
-        resumed: false,
-        next_steps: [
-          `The new key is in ${join(dataDir, APP_KEY_FILE)}, the old one in ${join(dataDir, APP_KEY_PREVIOUS_FILE)} ` +
-            '(both mode 0600). Back up the new app.key, then start the service.',
-        ],
-      });
-      const [current, previous] = await Promise.all([
-        keyFile(dataDir, APP_KEY_FILE),
-        keyFile(dataDir, APP_KEY_PREVIOUS_FILE),
-      ]);
-      assert.ok(current && previous && !current.equals(previous));
-      assert.ok(!result.stdout.includes(formatAppKey(current).slice(7)));
-      assert.ok(!result.stderr.includes(formatAppKey(previous).slice(7)));
-    });
-  });
-});
-
-describe('APP_KEY_PREVIOUS', () => {
-  test('a valid key is parsed; unset or empty is undefined', () => {
-    assert.deepEqual(loadConfig({ APP_KEY_PREVIOUS: formatAppKey(OLD) }).appKeyPrevious, OLD);
-    assert.equal(loadConfig({}).appKeyPrevious, undefined);
-    assert.equal(loadConfig({ APP_KEY_PREVIOUS: ' ' }).appKeyPrevious, undefined);
-  });
-
-  test('a bad one is named', () => {
-    assert.throws(
-      () => loadConfig({ APP_KEY: formatAppKey(NEW), APP_KEY_PREVIOUS: 'base64:nope' }),
-      (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.match(error.message, /APP_KEY_PREVIOUS: must be base64:/);
-        assert.doesNotMatch(error.message, /^\s+- APP_KEY:/m);
-        return true;
-      },
-    );
   });
 });
