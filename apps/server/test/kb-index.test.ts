@@ -1,66 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TKbArticle, type TSearchHit, ZKbArticle, ZSearchResult, ZSource } from '@service/contract';
-import { z } from 'zod';
-import { syncKbForAgent } from '../src/services/kb-index.js';
-import { expectData } from './support/http.js';
-import { chunksOf, createAgent, documentsOf, runIndexJob, sourcesOf } from './support/integration.js';
-import { completeJobs, jobsFor } from './support/sources.js';
-import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
+import { chunksOf, createAgent, sourcesOf } from './support/integration.js';
+import { indexAll, KB_ARTICLES, kbClient, kbDocuments, kbSource, waitingJobs } from './support/kb.js';
+import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';
 
-const BASE = '/api/v1/admin/kb/articles';
 const PUBLIC_BASE_URL = 'https://help.example.com';
-
-/** Documents of an agent's kb source. */
-async function kbDocuments(t: TestApp, agentId: string) {
-  return (await documentsOf(t, agentId)).filter((doc) => doc.kind === 'kb_article');
-}
-
-/** The agent's kb source through the admin API, or undefined. */
-async function kbSource(t: TestApp, tenant: Tenant, agentId: string) {
-  const res = await t.app.inject({ url: `/api/v1/admin/agents/${agentId}/sources`, headers: tenant.auth });
-  const sources = expectData(res, 200, z.array(ZSource));
-  const kb = sources.filter((source) => source.type === 'kb');
-  assert.ok(kb.length <= 1, 'at most one kb source per agent');
-  return kb[0];
-}
-
-/** Runs the index job of every pending document of the agent, then marks the jobs done. */
-async function indexAll(t: TestApp, agentId: string): Promise<void> {
-  for (const doc of await documentsOf(t, agentId)) {
-    if (doc.index_status !== 'pending') continue;
-    await runIndexJob(t, doc.id);
-    await completeJobs(t, 'index-document', doc.id);
-  }
-}
-
-/** Index jobs waiting for a document. */
-async function waitingJobs(t: TestApp, documentId: string): Promise<number> {
-  const total = await jobsFor(t, 'index-document', documentId);
-  const done = await t.database.db
-    .withSchema('pgboss')
-    .selectFrom('job' as never)
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('singleton_key' as never, '=', documentId as never)
-    .where('state' as never, '=', 'completed' as never)
-    .executeTakeFirstOrThrow();
-  return total - Number(done.n);
-}
 
 describe('knowledge base: published articles are indexed for the workspace agents', () => {
   let t: TestApp;
 
-  const write = (tenant: Tenant, method: 'POST' | 'PATCH' | 'DELETE', url: string, body: unknown) =>
-    injectJson(t.app, method, url, body, tenant.auth);
-  const create = async (tenant: Tenant, body: Record<string, unknown>): Promise<TKbArticle> =>
-    expectData(await write(tenant, 'POST', BASE, body), 201, ZKbArticle);
-  const patch = async (tenant: Tenant, id: string, body: Record<string, unknown>): Promise<TKbArticle> =>
-    expectData(await write(tenant, 'PATCH', `${BASE}/${id}`, body), 200, ZKbArticle);
-
-  async function search(tenant: Tenant, agentId: string, query: string): Promise<TSearchHit[]> {
-    const res = await write(tenant, 'POST', `/api/v1/admin/agents/${agentId}/search`, { query });
-    return expectData(res, 200, ZSearchResult).hits;
-  }
+  const { create, patch, search } = kbClient(() => t);
 
   before(async () => {
     t = await createTestApp({ env: { PUBLIC_BASE_URL: `${PUBLIC_BASE_URL}/` } });
@@ -250,7 +199,11 @@ describe('knowledge base: published articles are indexed for the workspace agent
     await indexAll(t, first);
     assert.equal((await search(acme, first, 'cobalt otter')).length, 1, 'republished');
 
-    const res = await t.app.inject({ method: 'DELETE', url: `${BASE}/${article.id}`, headers: acme.auth });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `${KB_ARTICLES}/${article.id}`,
+      headers: acme.auth,
+    });
     assert.equal(res.statusCode, 204);
     for (const agentId of [first, second]) {
       assert.deepEqual(
@@ -350,103 +303,5 @@ describe('knowledge base: published articles are indexed for the workspace agent
       assert.equal(hit.document_id, doc.id);
       assert.doesNotMatch(hit.content, /<script|\*\*|onerror/i);
     }
-  });
-
-  test('syncKbForAgent re-syncs one agent: missing documents added, stale ones removed', async () => {
-    const acme = await seedTenant(t, 'Resync Help');
-    const agentId = await createAgent(t, acme);
-    const a = await create(acme, { title: 'A', body_markdown: 'alpha', is_published: true });
-    const b = await create(acme, { title: 'B', body_markdown: 'beta', is_published: true });
-    await indexAll(t, agentId);
-    // Drift the index behind the services' back: b unpublished, a's document lost.
-    await t.database.db
-      .updateTable('kb_articles')
-      .set({ is_published: false })
-      .where('id', '=', b.id)
-      .execute();
-    await t.database.db.deleteFrom('documents').where('external_id', '=', a.id).execute();
-
-    const result = await t.database.db
-      .transaction()
-      .execute((trx) =>
-        syncKbForAgent(trx, t.queue, { workspaceId: acme.workspace.id, agentId, publicBaseUrl: undefined }),
-      );
-    assert.deepEqual(result, { queued: 1, removed: 1 });
-    const docs = await kbDocuments(t, agentId);
-    assert.deepEqual(
-      docs.map((doc) => [doc.external_id, doc.url]),
-      [[a.id, `/kb/${acme.workspace.slug}/a`]],
-      'without PUBLIC_BASE_URL the URL is the public path',
-    );
-    assert.equal((await kbSource(t, acme, agentId))?.status, 'indexing');
-
-    // Run twice: nothing changes, nothing is queued.
-    await indexAll(t, agentId);
-    const again = await t.database.db
-      .transaction()
-      .execute((trx) =>
-        syncKbForAgent(trx, t.queue, { workspaceId: acme.workspace.id, agentId, publicBaseUrl: undefined }),
-      );
-    assert.deepEqual(again, { queued: 0, removed: 0 });
-
-    // Another workspace's agent is a 404, not a sync.
-    const other = await seedTenant(t, 'Resync Other');
-    await assert.rejects(
-      t.database.db
-        .transaction()
-        .execute((trx) => syncKbForAgent(trx, t.queue, { workspaceId: other.workspace.id, agentId })),
-      /not_found|Not found/i,
-    );
-  });
-
-  test('POST /sources/{id}/reindex on a kb source rebuilds it from the published articles', async () => {
-    const acme = await seedTenant(t, 'Reindex Help');
-    const agentId = await createAgent(t, acme);
-    await create(acme, {
-      title: 'Opening hours',
-      slug: 'hours',
-      body_markdown: 'Open daily.',
-      is_published: true,
-    });
-    const source = await kbSource(t, acme, agentId);
-    assert.ok(source);
-    await indexAll(t, agentId);
-    // A document lost out of band (a restore, a manual delete) comes back on re-index.
-    await t.database.db.deleteFrom('documents').where('source_id', '=', source.id).execute();
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/v1/admin/sources/${source.id}/reindex`,
-      headers: acme.auth,
-    });
-    const reindexed = expectData(res, 202, ZSource);
-    assert.equal(reindexed.document_count, 1);
-    assert.equal(reindexed.status, 'indexing');
-    const [doc] = await kbDocuments(t, agentId);
-    assert.ok(doc);
-    assert.equal(await waitingJobs(t, doc.id), 1);
-    await indexAll(t, agentId);
-    assert.equal((await search(acme, agentId, 'open daily'))[0]?.document_id, doc.id);
-  });
-});
-
-describe('knowledge base indexing without PUBLIC_BASE_URL', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await createTestApp();
-  });
-  after(() => t.close());
-
-  test('documents link to the public path', async () => {
-    const acme = await seedTenant(t, 'Path Help');
-    const agentId = await createAgent(t, acme);
-    await injectJson(
-      t.app,
-      'POST',
-      BASE,
-      { title: 'Sizes', slug: 'sizes', body_markdown: 'Pick a size.', is_published: true },
-      acme.auth,
-    );
-    const [doc] = await kbDocuments(t, agentId);
-    assert.equal(doc?.url, `/kb/${acme.workspace.slug}/sizes`);
   });
 });
