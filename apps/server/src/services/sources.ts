@@ -1,11 +1,4 @@
-import {
-  DEFAULT_SQL_PORTS,
-  type TSource,
-  type TSourceCreate,
-  type TSourceProgress,
-  type TSourceUpdate,
-  ZSourceProgress,
-} from '@service/contract';
+import type { TSource, TSourceCreate, TSourceUpdate } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { DB, SourceRow } from '../db/schema.js';
 import { AppError, notFound } from '../errors/app-error.js';
@@ -13,13 +6,13 @@ import { fetchSourceJob } from '../jobs/fetch-source.js';
 import { indexDocumentJob } from '../jobs/index-document.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { newId } from '../security/ids.js';
-import { sealSqlPassword } from '../sql-source/sql-password.js';
 import { validateSelect } from '../sql-source/validate-select.js';
 import { requireAgent } from './agents.js';
 import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
 import { storeSourceDocument } from './documents.js';
 import { KB_SOURCE_TYPE, syncKbForAgent } from './kb-index.js';
+import { auditDetails, defaultName, lastRun, publicConfig, storedConfig } from './source-config.js';
 
 /** Lists an agent's sources; an agent of another workspace is a 404. */
 export async function listAgentSources(
@@ -150,83 +143,6 @@ export async function createSource(
     });
   });
   return getSource(scope, sourceId);
-}
-
-function defaultName(input: TSourceCreate): string {
-  switch (input.type) {
-    case 'text':
-      return 'Pasted text';
-    case 'sql':
-      return `${input.engine}://${input.host}/${input.database}`;
-    default:
-      return input.url;
-  }
-}
-
-/** What is stored in `sources.config`: the settings, with an SQL password sealed. */
-function storedConfig(
-  input: TSourceCreate,
-  sourceId: string,
-  appKey: Buffer | undefined,
-): Record<string, unknown> {
-  switch (input.type) {
-    case 'text':
-      return {};
-    case 'url':
-      return { url: input.url };
-    case 'crawl':
-      return { url: input.url, max_pages: input.max_pages, max_depth: input.max_depth };
-    case 'sitemap':
-      return { url: input.url, max_pages: input.max_pages };
-    case 'sql': {
-      if (!appKey) throw new Error('APP_KEY is not loaded: SQL source passwords cannot be sealed');
-      const { type: _type, name: _name, password, ...settings } = input;
-      return {
-        ...settings,
-        port: input.port ?? DEFAULT_SQL_PORTS[input.engine],
-        password_sealed: sealSqlPassword(password, appKey, sourceId),
-      };
-    }
-  }
-}
-
-function auditDetails(input: TSourceCreate): Record<string, unknown> {
-  switch (input.type) {
-    case 'text':
-      return {};
-    case 'sql':
-      return { engine: input.engine, host: input.host, database: input.database, user: input.user };
-    default:
-      return { url: input.url };
-  }
-}
-
-/** Settings shown per source type; anything else in `config` (sealed secrets, coupons) stays hidden. */
-const PUBLIC_CONFIG_KEYS: Readonly<Record<string, readonly string[]>> = {
-  url: ['url'],
-  crawl: ['url', 'max_pages', 'max_depth'],
-  sitemap: ['url', 'max_pages'],
-  sql: [
-    'engine',
-    'host',
-    'port',
-    'database',
-    'user',
-    'query',
-    'ssl',
-    'title_column',
-    'id_column',
-    'url_column',
-  ],
-  upload: ['file_name', 'file_type', 'size_bytes', 'sha256'],
-};
-
-function publicConfig(type: string, config: Record<string, unknown>): Record<string, unknown> {
-  const shown: Record<string, unknown> = {};
-  for (const key of PUBLIC_CONFIG_KEYS[type] ?? []) {
-    if (config[key] !== undefined) shown[key] = config[key];
-  }
-  return shown;
 }
 
 /** Deletes a source with its documents and chunks (by cascade). Audited. */
@@ -388,10 +304,4 @@ function toSource(row: SourceWithCounts): TSource {
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
-}
-
-/** The stored `progress.last_run`, if it has the documented shape. */
-function lastRun(progress: Record<string, unknown>): TSourceProgress['last_run'] {
-  const parsed = ZSourceProgress.shape.last_run.safeParse(progress.last_run ?? null);
-  return parsed.success ? parsed.data : null;
 }
