@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { startControlServer } from './cli/control-socket.js';
@@ -139,8 +138,6 @@ export async function prepareStore(
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
     await ensureOptionalSchema(database.db, database.features, services.embeddings?.dimensions ?? null);
-    // PGlite runs no autovacuum: planner statistics are refreshed at start (PostgreSQL keeps its own).
-    if (database.mode === 'embedded') await sql`analyze`.execute(database.db);
     const queue = await JobQueue.start({
       pool: database.pool,
       db: database.db,
