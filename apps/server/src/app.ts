@@ -14,6 +14,7 @@ import { adminSurface } from './surfaces/admin/index.js';
 import { integrationSurface } from './surfaces/integration/index.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
 import { publicKbRoutes } from './surfaces/public/kb.route.js';
+import { widgetSurface } from './surfaces/widget/index.js';
 
 export type { AppDeps } from './app-deps.js';
 
@@ -78,6 +79,7 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
   app.addHook('onClose', () => limits.close());
   await limits.ready();
   await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
+  await app.register(widgetSurface(deps, limits));
   await app.register(publicKbRoutes(deps));
   return app;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalizeAllowedOrigin } from './origin.js';
+import { ZBehaviorRules, ZWidgetFeatureSettings } from './widget-settings.js';
 
 /** Site types an agent can have; `ecommerce` turns on product and coupon features. */
 export const SITE_TYPES = ['generic', 'ecommerce'] as const;
@@ -67,6 +68,9 @@ const agentWritable = {
   allowed_origins: ZAllowedOrigins,
   theme: ZTheme.partial().strict(),
   system_prompt: z.string().max(8000),
+  behavior_rules: ZBehaviorRules,
+  auto_index_pages: z.boolean(),
+  widget_features: ZWidgetFeatureSettings.partial(),
 };
 
 /** Body of `POST /api/v1/admin/agents`. Unknown fields are rejected. */
@@ -78,6 +82,9 @@ export const ZAgentCreate = z.strictObject({
   allowed_origins: agentWritable.allowed_origins.optional(),
   theme: agentWritable.theme.optional(),
   system_prompt: agentWritable.system_prompt.optional(),
+  behavior_rules: agentWritable.behavior_rules.optional(),
+  auto_index_pages: agentWritable.auto_index_pages.optional(),
+  widget_features: agentWritable.widget_features.optional(),
 });
 export type TAgentCreate = z.infer<typeof ZAgentCreate>;
 
@@ -95,6 +102,13 @@ export const ZAgent = z.object({
   allowed_origins: z.array(z.string()),
   theme: ZTheme,
   system_prompt: z.string(),
+  behavior_rules: ZBehaviorRules.describe(
+    'Proactive triggers the widget registers (each fires once per page view)',
+  ),
+  auto_index_pages: z
+    .boolean()
+    .describe('Index the pages visitors chat from (explicitly allowed origins only)'),
+  widget_features: ZWidgetFeatureSettings,
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -21,6 +21,11 @@ export const ERROR_CODES = {
   origin_forbidden: { status: 403, message: 'This origin is not allowed to use this agent.' },
   invalid_coupon: { status: 400, message: 'The coupon code does not exist.' },
   commerce_inactive: { status: 400, message: 'The commerce extension is not active on this site.' },
+  site_unavailable: { status: 502, message: 'The site could not be reached. Please try again later.' },
+  answer_failed: {
+    status: 502,
+    message: 'The assistant could not answer right now. Please try again, or ask for a human.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** One of the codes in {@link ERROR_CODES}. */

@@ -29,3 +29,20 @@ export function normalizeOrigin(input: string): string | null {
 export function normalizeAllowedOrigin(input: string): string | null {
   return input.trim() === '*' ? '*' : normalizeOrigin(input);
 }
+
+/**
+ * The widget origin policy, one function for init and every later widget route: an empty
+ * list denies everything; `*` allows everything, a missing Origin included; otherwise the
+ * request's Origin, normalised, must equal an entry exactly (no subdomain inference). The
+ * literal Origin `null` (sandboxed frames, file pages) matches only `*`.
+ */
+export function isOriginAllowed(
+  allowedOrigins: readonly string[],
+  origin: string | undefined | null,
+): boolean {
+  if (allowedOrigins.includes('*')) return true;
+  if (origin === undefined || origin === null) return false;
+  const normalized = normalizeOrigin(origin);
+  if (normalized === null) return false;
+  return allowedOrigins.some((entry) => normalizeAllowedOrigin(entry) === normalized);
+}

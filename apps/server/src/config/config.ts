@@ -47,6 +47,14 @@ export const ZEnv = z.object({
   LLM_BASE_URL: optionalUrl,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
+  LLM_FALLBACK_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['openai', 'anthropic']).optional()),
+  LLM_FALLBACK_BASE_URL: optionalUrl,
+  LLM_FALLBACK_API_KEY: optionalString,
+  LLM_FALLBACK_MODEL: optionalString,
+  LLM_TIMEOUT_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  ),
   EMBEDDINGS_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['offline', 'openai']).default('offline')),
   EMBEDDINGS_BASE_URL: optionalUrl,
   EMBEDDINGS_API_KEY: optionalString,
@@ -74,6 +82,7 @@ export const ZEnv = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(1).max(100_000).default(60),
   ),
+  WIDGET_RATE_LIMIT_SCALE: z.preprocess(emptyToUndefined, z.coerce.number().min(0.01).max(10_000).default(1)),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -100,6 +109,15 @@ export type Config = Readonly<{
     baseUrl?: string;
     apiKey?: string;
     model?: string;
+    /** A second provider tried once when the first fails before answering. */
+    fallback?: Readonly<{
+      provider: 'openai' | 'anthropic';
+      baseUrl?: string;
+      apiKey?: string;
+      model?: string;
+    }>;
+    /** Budget of one model call (connect to last token). */
+    timeoutMs: number;
   }>;
   embeddings: Readonly<{
     provider: 'offline' | 'openai';
@@ -115,6 +133,8 @@ export type Config = Readonly<{
   syncBodyLimitBytes: number;
   /** Requests per minute per API token on `/api/v1/wp/*`. */
   wpThrottlePerMinute: number;
+  /** Multiplies every widget limit (1: the contract's values; benchmarks raise it). */
+  widgetRateLimitScale: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeoutMs: number;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
@@ -157,6 +177,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.LLM_PROVIDER === 'anthropic' && !e.LLM_API_KEY) {
     throw new ConfigError('Invalid configuration:\n  - LLM_PROVIDER: anthropic needs LLM_API_KEY');
   }
+  if (e.LLM_FALLBACK_PROVIDER === 'openai' && !e.LLM_FALLBACK_BASE_URL && !e.LLM_FALLBACK_API_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - LLM_FALLBACK_PROVIDER: openai needs LLM_FALLBACK_API_KEY or LLM_FALLBACK_BASE_URL',
+    );
+  }
+  if (e.LLM_FALLBACK_PROVIDER === 'anthropic' && !e.LLM_FALLBACK_API_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - LLM_FALLBACK_PROVIDER: anthropic needs LLM_FALLBACK_API_KEY',
+    );
+  }
   if (e.DATABASE_URL && !e.APP_KEY) {
     throw new ConfigError(
       'Invalid configuration:\n  - APP_KEY: required when DATABASE_URL is set, so every instance shares it; ' +
@@ -182,6 +212,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,
       model: e.LLM_MODEL,
+      ...(e.LLM_FALLBACK_PROVIDER
+        ? {
+            fallback: Object.freeze({
+              provider: e.LLM_FALLBACK_PROVIDER,
+              baseUrl: e.LLM_FALLBACK_BASE_URL,
+              apiKey: e.LLM_FALLBACK_API_KEY,
+              model: e.LLM_FALLBACK_MODEL,
+            }),
+          }
+        : {}),
+      timeoutMs: e.LLM_TIMEOUT_MS,
     }),
     embeddings: Object.freeze({
       provider: e.EMBEDDINGS_PROVIDER,
@@ -195,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     syncBodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
     wpThrottlePerMinute: e.WP_THROTTLE_PER_MINUTE,
+    widgetRateLimitScale: e.WIDGET_RATE_LIMIT_SCALE,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     crawlDelayMs: e.CRAWL_DELAY_MS,

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ConversationTables } from './schema-conversations.js';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -50,6 +51,9 @@ export type AgentsTable = {
   allowed_origins: Generated<string[]>;
   theme: Json<StoredTheme>;
   system_prompt: Generated<string>;
+  behavior_rules: ColumnType<unknown[], string | undefined, string>;
+  auto_index_pages: Generated<boolean>;
+  widget_features: ColumnType<Record<string, boolean>, string | undefined, string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 };
@@ -172,7 +176,7 @@ export type SchemaMigrationsTable = {
 };
 
 /** The whole database as Kysely sees it. */
-export type DB = {
+export type DB = ConversationTables & {
   workspaces: WorkspacesTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -6,12 +6,32 @@ import { AppError } from '../errors/app-error.js';
 /** One named limit: `points` requests per `durationSeconds`, per key. */
 export type Limit = { keyPrefix: string; points: number; durationSeconds: number };
 
+/** Per minute: init per IP + agent, coupon IP per IP, the rest per widget token (its visitor). */
+export const WIDGET_LIMITS = {
+  init: 60,
+  messages: 30,
+  leads: 5,
+  events: 60,
+  typing: 600,
+  satisfaction: 60,
+  couponToken: 120,
+  couponIp: 30,
+  // Not in the contract's table; generous enough for the widget, tight enough against floods.
+  poll: 120,
+  session: 30,
+} as const;
+
+/** The name of one widget limit. */
+export type WidgetLimitName = keyof typeof WIDGET_LIMITS;
+
 /** A limiter that throws a 429 AppError (with Retry-After) when a key is over its limit. */
 export type RateLimiter = { consume(key: string): Promise<void> };
 
 /** The limiters of every surface, and how to close their store. */
 export type RateLimits = {
   wpIntegration: RateLimiter;
+  /** Widget surface limits (contract, "Rate limits on public surfaces"). */
+  widget: Readonly<Record<WidgetLimitName, RateLimiter>>;
   /** Resolves once Redis is connected (or at once without Redis, or after `timeoutMs` if it is down). */
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -57,8 +77,26 @@ export function createRateLimits(config: Config): RateLimits {
       },
     };
   };
+  const perMinute = (name: WidgetLimitName) =>
+    build({
+      keyPrefix: `widget-${name}`,
+      points: Math.max(1, Math.round(WIDGET_LIMITS[name] * config.widgetRateLimitScale)),
+      durationSeconds: 60,
+    });
   return {
     wpIntegration: build({ keyPrefix: 'wp', points: config.wpThrottlePerMinute, durationSeconds: 60 }),
+    widget: Object.freeze({
+      init: perMinute('init'),
+      messages: perMinute('messages'),
+      leads: perMinute('leads'),
+      events: perMinute('events'),
+      typing: perMinute('typing'),
+      satisfaction: perMinute('satisfaction'),
+      couponToken: perMinute('couponToken'),
+      couponIp: perMinute('couponIp'),
+      poll: perMinute('poll'),
+      session: perMinute('session'),
+    }),
     async ready(timeoutMs = 2_000) {
       if (!redis || redis.status === 'ready') return;
       // Until Redis answers, counts go to the in-memory insurance limiter only; waiting at start

@@ -1,6 +1,8 @@
+import { deliverWebhookJob } from './deliver-webhook.js';
 import { embedChunksJob } from './embed-chunks.js';
 import { fetchSourceJob } from './fetch-source.js';
 import { indexDocumentJob } from './index-document.js';
+import { pushLeadJob } from './push-lead.js';
 import type { JobDefinition } from './queue.js';
 
 /**
@@ -11,4 +13,6 @@ export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [
   indexDocumentJob,
   fetchSourceJob,
   embedChunksJob,
+  deliverWebhookJob,
+  pushLeadJob,
 ];

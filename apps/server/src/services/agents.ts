@@ -1,4 +1,12 @@
-import { DEFAULT_THEME, type TAgent, type TAgentCreate, type TAgentUpdate } from '@service/contract';
+import {
+  DEFAULT_THEME,
+  type TAgent,
+  type TAgentCreate,
+  type TAgentUpdate,
+  type TWidgetFeatureSettings,
+  ZBehaviorRules,
+  ZWidgetFeatureSettings,
+} from '@service/contract';
 import type { AgentRow, StoredTheme } from '../db/schema.js';
 import { notFound } from '../errors/app-error.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -74,6 +82,9 @@ export async function createAgent(scope: TenantScope & KbIndexing, input: TAgent
         allowed_origins: input.allowed_origins ?? [],
         theme: JSON.stringify(theme),
         system_prompt: input.system_prompt ?? '',
+        behavior_rules: JSON.stringify(input.behavior_rules ?? []),
+        auto_index_pages: input.auto_index_pages ?? false,
+        widget_features: JSON.stringify({ ...DEFAULT_WIDGET_FEATURES, ...input.widget_features }),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -119,6 +130,11 @@ export async function updateAgent(
         ...(input.allowed_origins !== undefined && { allowed_origins: input.allowed_origins }),
         ...(input.system_prompt !== undefined && { system_prompt: input.system_prompt }),
         ...(input.theme !== undefined && { theme: JSON.stringify({ ...current.theme, ...input.theme }) }),
+        ...(input.behavior_rules !== undefined && { behavior_rules: JSON.stringify(input.behavior_rules) }),
+        ...(input.auto_index_pages !== undefined && { auto_index_pages: input.auto_index_pages }),
+        ...(input.widget_features !== undefined && {
+          widget_features: JSON.stringify({ ...storedFeatures(current), ...input.widget_features }),
+        }),
         updated_at: new Date(),
       })
       .where('workspace_id', '=', scope.workspaceId)
@@ -172,7 +188,24 @@ function toAgent(row: AgentRow): TAgent {
     allowed_origins: row.allowed_origins,
     theme: { ...DEFAULT_THEME, ...row.theme },
     system_prompt: row.system_prompt,
+    behavior_rules: ZBehaviorRules.catch([]).parse(row.behavior_rules),
+    auto_index_pages: row.auto_index_pages,
+    widget_features: storedFeatures(row),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+  };
+}
+
+/** Widget features a new agent starts with: all on. */
+const DEFAULT_WIDGET_FEATURES: TWidgetFeatureSettings = Object.freeze({
+  leads: true,
+  human: true,
+  satisfaction: true,
+});
+
+function storedFeatures(row: AgentRow): TWidgetFeatureSettings {
+  return {
+    ...DEFAULT_WIDGET_FEATURES,
+    ...ZWidgetFeatureSettings.partial().catch({}).parse(row.widget_features),
   };
 }

@@ -16,10 +16,12 @@ import { type Config, decodeAppKey } from '../config/config.js';
 import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.js';
 import type { Database } from '../db/database.js';
 import type { DB } from '../db/schema.js';
+import { WEBHOOK_SECRET_PURPOSE } from '../jobs/deliver-webhook.js';
 import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
 import { SQL_PASSWORD_PURPOSE } from '../sql-source/sql-password.js';
 import { recordAudit } from './audit.js';
 import type { Actor } from './context.js';
+import { LLM_KEY_PURPOSE } from './llm-keys.js';
 
 /** One stored sealed value. */
 export type SealedSecretRow = { id: string; workspaceId: string; sealed: string };
@@ -63,6 +65,50 @@ export const SEALED_SECRETS: readonly SealedSecretEntry[] = [
         .set({ config: sql`jsonb_set(config, '{password_sealed}', to_jsonb(${sealed}::text))` })
         .where('id', '=', row.id)
         .execute();
+    },
+  },
+  {
+    table: 'workspace_llm_keys',
+    label: 'workspace model key',
+    purpose: LLM_KEY_PURPOSE,
+    context: (row) => row.workspaceId,
+    async select(trx) {
+      const rows = await trx
+        .selectFrom('workspace_llm_keys')
+        .select(['workspace_id', 'key_sealed'])
+        .orderBy('workspace_id')
+        .forUpdate()
+        .execute();
+      return rows.map((row) => ({
+        id: row.workspace_id,
+        workspaceId: row.workspace_id,
+        sealed: row.key_sealed,
+      }));
+    },
+    async update(trx, row, sealed) {
+      await trx
+        .updateTable('workspace_llm_keys')
+        .set({ key_sealed: sealed })
+        .where('workspace_id', '=', row.workspaceId)
+        .execute();
+    },
+  },
+  {
+    table: 'webhooks',
+    label: 'webhook',
+    purpose: WEBHOOK_SECRET_PURPOSE,
+    context: (row) => row.id,
+    async select(trx) {
+      const rows = await trx
+        .selectFrom('webhooks')
+        .select(['id', 'workspace_id', 'secret_sealed'])
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+      return rows.map((row) => ({ id: row.id, workspaceId: row.workspace_id, sealed: row.secret_sealed }));
+    },
+    async update(trx, row, sealed) {
+      await trx.updateTable('webhooks').set({ secret_sealed: sealed }).where('id', '=', row.id).execute();
     },
   },
 ];

@@ -3,11 +3,14 @@ import type { AppDeps } from '../../app-deps.js';
 import { accountRoutes } from './account.route.js';
 import { authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
+import { conversationRoutes } from './conversations.route.js';
 import { kbRoutes } from './kb.route.js';
+import { llmKeyRoutes } from './llm-key.route.js';
 import { searchRoutes } from './search.route.js';
 import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
 import { uploadRoutes } from './uploads.route.js';
+import { webhookRoutes } from './webhooks.route.js';
 
 /** The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`. */
 export function adminSurface(deps: AppDeps) {
@@ -24,5 +27,8 @@ export function adminSurface(deps: AppDeps) {
     await app.register(uploadRoutes(deps));
     await app.register(searchRoutes(deps));
     await app.register(kbRoutes(deps));
+    await app.register(llmKeyRoutes(deps));
+    await app.register(conversationRoutes(deps));
+    await app.register(webhookRoutes(deps));
   };
 }

@@ -1,0 +1,144 @@
+import { type TCoupon, type TSearchHit, ZCoupon } from '@service/contract';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { DatabaseFeatures } from '../db/database.js';
+import type { AgentRow, DB } from '../db/schema.js';
+import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import { searchChunks } from '../retrieval/search.js';
+
+/** How many retrieved chunks an answer is grounded on. */
+export const ANSWER_SOURCES = 6;
+
+/** A retrieved chunk numbered for the prompt: `[N]` in the answer cites source `id` N. */
+export type AnswerSource = {
+  id: number;
+  hit: TSearchHit;
+  /** Found by words (full-text or typo match), not only by vector similarity: real evidence. */
+  fromText: boolean;
+  /** The synced product behind the chunk, when it is one. */
+  product: ProductCard | null;
+};
+
+/** What a product card shows. */
+export type ProductCard = {
+  name: string;
+  url: string | null;
+  image_url: string | null;
+  price: string | null;
+  regular_price: string | null;
+  sale_price: string | null;
+  currency: string | null;
+  on_sale: boolean;
+  in_stock: boolean;
+};
+
+const ZProductMetadata = z.object({
+  image_url: z.string().nullable().catch(null),
+  price: z.string().nullable().catch(null),
+  regular_price: z.string().nullable().catch(null),
+  sale_price: z.string().nullable().catch(null),
+  currency: z.string().nullable().catch(null),
+  on_sale: z.boolean().catch(false),
+  stock_status: z.string().catch(''),
+});
+
+/** The knowledge an answer may use: numbered sources and the agent's current coupons. */
+export type AnswerContext = { sources: AnswerSource[]; coupons: TCoupon[] };
+
+/**
+ * Retrieves what an answer is grounded on: the best chunks for the question (a retrieval
+ * failure means no sources, never a made-up one), the products behind them, and the coupon
+ * codes the site synced that have not expired.
+ */
+export async function loadAnswerContext(options: {
+  db: Kysely<DB>;
+  agent: AgentRow;
+  question: string;
+  features: DatabaseFeatures;
+  embeddings: EmbeddingProvider | null;
+  now: Date;
+  onError: (error: unknown, what: string) => void;
+}): Promise<AnswerContext> {
+  const { db, agent } = options;
+  const hits = await searchChunks({
+    db,
+    workspaceId: agent.workspace_id,
+    agentId: agent.id,
+    query: options.question,
+    limit: ANSWER_SOURCES,
+    features: options.features,
+    embeddings: options.embeddings,
+    onVectorError: (error) => options.onError(error, 'query not embedded'),
+  }).catch((error: unknown) => {
+    options.onError(error, 'retrieval failed');
+    return [];
+  });
+  const products = await loadProducts(db, agent, hits);
+  const sources = hits.map((hit, index) => ({
+    id: index + 1,
+    hit,
+    fromText: hit.ranks.fulltext !== undefined || hit.ranks.trigram !== undefined,
+    product: products.get(hit.document_id) ?? null,
+  }));
+  return { sources, coupons: await loadCoupons(db, agent, options.now) };
+}
+
+async function loadProducts(
+  db: Kysely<DB>,
+  agent: AgentRow,
+  hits: TSearchHit[],
+): Promise<Map<string, ProductCard>> {
+  const ids = [...new Set(hits.map((hit) => hit.document_id))];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('documents')
+    .select(['id', 'title', 'url', 'metadata'])
+    .where('workspace_id', '=', agent.workspace_id)
+    .where('agent_id', '=', agent.id)
+    .where('kind', '=', 'product')
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(
+    rows.map((row) => {
+      const meta = ZProductMetadata.parse(row.metadata);
+      const card: ProductCard = {
+        name: row.title,
+        url: row.url,
+        image_url: meta.image_url || null,
+        price: meta.price || null,
+        regular_price: meta.regular_price || null,
+        sale_price: meta.sale_price || null,
+        currency: meta.currency || null,
+        on_sale: meta.on_sale,
+        in_stock: meta.stock_status === 'instock',
+      };
+      return [row.id, card];
+    }),
+  );
+}
+
+/** The agent's synced coupon codes that have not expired (stored on its products source). */
+export async function loadCoupons(db: Kysely<DB>, agent: AgentRow, now: Date): Promise<TCoupon[]> {
+  const rows = await db
+    .selectFrom('sources')
+    .select('config')
+    .where('agent_id', '=', agent.id)
+    .where('type', '=', 'products')
+    .execute();
+  const coupons: TCoupon[] = [];
+  for (const row of rows) {
+    const list = z
+      .array(z.unknown())
+      .catch([])
+      .parse(row.config.coupons ?? []);
+    for (const item of list) {
+      const coupon = ZCoupon.safeParse(item);
+      if (!coupon.success) continue;
+      const expires = coupon.data.expires_at ? Date.parse(coupon.data.expires_at) : Number.POSITIVE_INFINITY;
+      if (expires > now.getTime() && !coupons.some((known) => known.code === coupon.data.code)) {
+        coupons.push(coupon.data);
+      }
+    }
+  }
+  return coupons;
+}

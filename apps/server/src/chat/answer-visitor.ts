@@ -1,0 +1,77 @@
+import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppDeps } from '../app-deps.js';
+import { resolveProvider } from '../llm/providers.js';
+import { modelHistory, recordVisitorMessage } from '../services/widget-conversation.js';
+import { resolveLanguage } from '../services/widget-language.js';
+import { type WidgetCaller, widgetFeatures } from '../services/widget-session.js';
+import { loadAnswerContext } from './answer-context.js';
+import { answerQuestion } from './answer-engine.js';
+import { orderTools } from './order-tool.js';
+
+/**
+ * The whole of `POST /v1/widget/messages[/stream]` past auth: stores the visitor's message,
+ * stays silent while an operator holds the conversation, otherwise retrieves, answers and
+ * stores the turn, emitting frames as it goes.
+ */
+export async function answerVisitor(options: {
+  deps: AppDeps;
+  caller: WidgetCaller;
+  message: string;
+  emit: (frame: TStreamFrame) => void;
+  log: FastifyBaseLogger;
+  now: () => Date;
+  signal?: AbortSignal;
+}): Promise<TWidgetAnswer> {
+  const { deps, caller } = options;
+  const db = deps.database.db;
+  const questionId = await recordVisitorMessage(db, caller, options.message, options.now());
+  if (caller.conversation.status === 'claimed') {
+    options.emit({
+      event: 'done',
+      data: { message_id: null, text: '', citations: [], held_by_operator: true },
+    });
+    return { conversation_id: caller.conversation.id, message_id: null, text: '', citations: [], blocks: [] };
+  }
+  const visitor = await db
+    .selectFrom('visitors')
+    .select('locale')
+    .where('id', '=', caller.conversation.visitor_id)
+    .executeTakeFirst();
+  const language = resolveLanguage(visitor?.locale ?? undefined, caller.agent.language_default, undefined);
+  const [context, features, provider, history] = await Promise.all([
+    loadAnswerContext({
+      db,
+      agent: caller.agent,
+      question: options.message,
+      features: deps.database.features,
+      embeddings: deps.embeddings ?? null,
+      now: options.now(),
+      onError: (error, what) => options.log.warn({ err: error }, what),
+    }),
+    widgetFeatures(db, caller.agent),
+    resolveProvider({ db, config: deps.config, workspaceId: caller.workspaceId }),
+    modelHistory(db, caller, questionId),
+  ]);
+  return answerQuestion({
+    db,
+    caller,
+    question: options.message,
+    language,
+    context,
+    provider,
+    features: { human: features.human, coupons: features.coupons },
+    emit: options.emit,
+    now: options.now,
+    ...(options.signal ? { signal: options.signal } : {}),
+    model: {
+      questionMessageId: questionId,
+      agentName: caller.agent.name,
+      agentPrompt: caller.agent.system_prompt,
+      shopperVerified: caller.conversation.shopper_verified_at !== null,
+      history,
+      tools: orderTools({ deps, caller, log: options.log }),
+      now: options.now(),
+    },
+  });
+}

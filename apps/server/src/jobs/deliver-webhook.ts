@@ -1,0 +1,145 @@
+import {
+  SIGNATURE_HEADER,
+  signRequest,
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT_HEADER,
+  ZLeadRecord,
+} from '@service/contract';
+import { z } from 'zod';
+import { safeFetch } from '../outbound/index.js';
+import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
+import { defineJob, type JobContext } from './queue.js';
+
+/** The HKDF purpose of the key that seals webhook signing secrets. */
+export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
+/** Retries after the first attempt; the delivery is `failed` when the last one fails. */
+export const DELIVER_WEBHOOK_RETRY_LIMIT = 6;
+/** Budget of one delivery attempt (DNS, connect, answer). */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** The User-Agent of webhook deliveries. */
+export const WEBHOOK_USER_AGENT = 'ChatAgentService-Webhook/1.0';
+const ANSWER_MAX_BYTES = 64 * 1024;
+
+/** Seals a webhook's signing secret with APP_KEY, bound to the webhook id. */
+export function sealWebhookSecret(secret: string, keys: SecretKeyring, webhookId: string): string {
+  return keys.seal(secret, WEBHOOK_SECRET_PURPOSE, webhookId);
+}
+
+/** Opens a sealed webhook secret with APP_KEY or, mid-rotation, APP_KEY_PREVIOUS; throws otherwise. */
+export function openWebhookSecret(sealed: string, keys: SecretKeyring, webhookId: string): string {
+  return keys.open(sealed, WEBHOOK_SECRET_PURPOSE, webhookId);
+}
+
+// What a delivery row's payload holds; the wire body is rebuilt from it in a fixed key order
+// (jsonb does not keep the order), with the delivery id as `id`.
+const ZStoredPayload = z.object({
+  created_at: z.string(),
+  data: z.object({ lead: ZLeadRecord }),
+});
+
+/**
+ * Delivers one webhook event: POSTs `{id, event, created_at, data}` to the webhook URL through
+ * the crawl-safety guard (re-checked at every attempt; no redirects), signed with the webhook's
+ * secret (X-Service-Signature) and named by X-Service-Event and X-Service-Delivery. A 2xx is
+ * delivered; anything else is recorded (attempts, last_status_code, last_error) and retried with
+ * backoff, and the last failing attempt marks the delivery `failed`. A delivery that is gone
+ * (erased, webhook deleted) or already delivered is left alone.
+ */
+export const deliverWebhookJob = defineJob({
+  name: 'deliver-webhook',
+  payload: z.object({ deliveryId: z.string().min(1) }),
+  retryLimit: DELIVER_WEBHOOK_RETRY_LIMIT,
+  retryDelaySeconds: 30,
+  retryBackoff: true,
+  async handle({ deliveryId }, context) {
+    const row = await context.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select(['d.id', 'd.event', 'd.payload', 'd.status', 'w.id as webhook_id', 'w.url', 'w.secret_sealed'])
+      .select(['w.is_active'])
+      .where('d.id', '=', deliveryId)
+      .executeTakeFirst();
+    if (row?.status !== 'pending') return;
+    const isLast = context.attempt > DELIVER_WEBHOOK_RETRY_LIMIT;
+    if (!row.is_active) {
+      await recordFailure(context, deliveryId, { status: null, error: 'the webhook is disabled' }, true);
+      return;
+    }
+    const stored = ZStoredPayload.safeParse(row.payload);
+    if (!stored.success) {
+      await recordFailure(context, deliveryId, { status: null, error: 'the stored event is invalid' }, true);
+      return;
+    }
+    const secret = openWebhookSecret(row.secret_sealed, keyringOf(context), row.webhook_id);
+    const body = JSON.stringify({
+      id: row.id,
+      event: row.event,
+      created_at: stored.data.created_at,
+      data: stored.data.data,
+    });
+    const fetched = await safeFetch(row.url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        [SIGNATURE_HEADER]: signRequest(secret, body, Math.floor(Date.now() / 1000)),
+        [WEBHOOK_EVENT_HEADER]: row.event,
+        [WEBHOOK_DELIVERY_HEADER]: row.id,
+      },
+      maxRedirects: 0,
+      maxBytes: ANSWER_MAX_BYTES,
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      allow: context.safeUrlAllow ?? [],
+    });
+    if (fetched.ok && fetched.status >= 200 && fetched.status <= 299) {
+      const now = new Date();
+      await context.db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status: 'delivered',
+          attempts: eb('attempts', '+', 1),
+          last_status_code: fetched.status,
+          last_error: null,
+          delivered_at: now,
+          updated_at: now,
+        }))
+        .where('id', '=', deliveryId)
+        .execute();
+      return;
+    }
+    const failure = fetched.ok
+      ? { status: fetched.status, error: `the endpoint answered HTTP ${fetched.status}` }
+      : { status: null, error: fetched.reason };
+    await recordFailure(context, deliveryId, failure, isLast);
+    context.log.info({ deliveryId, attempt: context.attempt, error: failure.error }, 'webhook not delivered');
+    // Throwing hands the retry to the queue (with backoff); after the last attempt there is none.
+    if (!isLast) throw new Error(`webhook delivery ${deliveryId} failed: ${failure.error}`);
+  },
+});
+
+/** Records a failed attempt; `isFinal` marks the delivery `failed` (no retry follows). */
+async function recordFailure(
+  context: JobContext,
+  deliveryId: string,
+  failure: { status: number | null; error: string },
+  isFinal: boolean,
+): Promise<void> {
+  await context.db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: isFinal ? 'failed' : 'pending',
+      attempts: eb('attempts', '+', 1),
+      last_status_code: failure.status,
+      last_error: failure.error,
+      updated_at: new Date(),
+    }))
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+function keyringOf(context: JobContext): SecretKeyring {
+  if (!context.appKey) throw new Error('deliver-webhook needs APP_KEY to open webhook secrets');
+  return createSecretKeyring(context.appKey, context.appKeyPrevious);
+}

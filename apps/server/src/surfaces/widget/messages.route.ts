@@ -1,0 +1,117 @@
+import {
+  dataEnvelope,
+  type TStreamFrame,
+  ZServiceError,
+  ZWidgetAnswer,
+  ZWidgetMessageRequest,
+} from '@service/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { answerVisitor } from '../../chat/answer-visitor.js';
+import { AppError } from '../../errors/app-error.js';
+import { widgetErrorResponses, widgetSecurity, widgetTags } from './common.schema.js';
+import type { WidgetRouteDeps } from './index.js';
+import { corsHeaders, widgetCaller } from './widget-auth.js';
+
+/** Seconds between `: keep-alive` comments while the answer is being prepared. */
+const KEEP_ALIVE_MS = 15_000;
+
+/** Writes one SSE frame: `event: <name>` and one line of JSON (JSON never contains a raw newline). */
+export function formatFrame(frame: TStreamFrame): string {
+  return `event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
+}
+
+/** `POST /v1/widget/messages` (one JSON answer) and `/messages/stream` (SSE), 30 per minute per token. */
+export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/v1/widget/messages',
+      {
+        config: { widgetLimit: 'messages' },
+        schema: {
+          tags: widgetTags,
+          summary: 'Ask the agent (one JSON answer)',
+          security: widgetSecurity,
+          body: ZWidgetMessageRequest,
+          response: { 200: dataEnvelope(ZWidgetAnswer), ...widgetErrorResponses, 502: ZServiceError },
+        },
+      },
+      async (request) => {
+        let failed = false;
+        const answer = await answerVisitor({
+          deps,
+          caller: widgetCaller(request),
+          message: request.body.message,
+          emit: (frame) => {
+            if (frame.event === 'error') failed = true;
+          },
+          log: request.log,
+          now: deps.clock,
+        });
+        if (failed) throw new AppError('answer_failed');
+        return { data: answer };
+      },
+    );
+
+    app.post(
+      '/v1/widget/messages/stream',
+      {
+        config: { widgetLimit: 'messages' },
+        schema: {
+          tags: widgetTags,
+          summary: 'Ask the agent (server-sent events)',
+          description:
+            'text/event-stream frames: start {conversation_id,message_id}, token {t}…, block {type,payload}…, ' +
+            'then done {message_id,text,citations} or error {code,message}; `: keep-alive` comments while waiting.',
+          security: widgetSecurity,
+          body: ZWidgetMessageRequest,
+          response: widgetErrorResponses,
+        },
+      },
+      async (request, reply) => {
+        const caller = widgetCaller(request);
+        const abort = new AbortController();
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          'x-accel-buffering': 'no',
+          connection: 'keep-alive',
+          'x-request-id': request.id,
+          ...corsHeaders(request),
+        });
+        raw.write(': stream open\n\n');
+        const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+        raw.on('close', () => {
+          if (!raw.writableFinished) abort.abort();
+        });
+        try {
+          await answerVisitor({
+            deps,
+            caller,
+            message: request.body.message,
+            emit: (frame) => {
+              if (!raw.destroyed) raw.write(formatFrame(frame));
+            },
+            log: request.log,
+            now: deps.clock,
+            signal: abort.signal,
+          });
+        } catch (error) {
+          request.log.error({ err: error }, 'answer failed');
+          if (!raw.destroyed) {
+            raw.write(
+              formatFrame({
+                event: 'error',
+                data: { code: 'internal_error', message: 'Something went wrong on our side.' },
+              }),
+            );
+          }
+        } finally {
+          clearInterval(keepAlive);
+          raw.end();
+        }
+      },
+    );
+  };
+}

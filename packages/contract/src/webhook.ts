@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+/** The events an outgoing webhook can subscribe to. */
+export const WEBHOOK_EVENTS = ['lead.captured'] as const;
+/** One of {@link WEBHOOK_EVENTS}. */
+export type TWebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** Header naming the event of a webhook delivery. */
+export const WEBHOOK_EVENT_HEADER = 'x-service-event';
+/** Header carrying the delivery id (the same on every retry and redelivery: deduplicate on it). */
+export const WEBHOOK_DELIVERY_HEADER = 'x-service-delivery';
+/** Every webhook signing secret starts with this; the whole string is the HMAC key. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** Most webhooks one workspace may register. */
+export const WEBHOOKS_PER_WORKSPACE_MAX = 20;
+
+/** Body of `POST /api/v1/admin/webhooks`. */
+export const ZWebhookCreate = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'Must be an http or https URL.' }).max(2048),
+  events: z
+    .array(z.enum(WEBHOOK_EVENTS))
+    .min(1)
+    .max(WEBHOOK_EVENTS.length * 4)
+    .transform((events) => [...new Set(events)]),
+});
+export type TWebhookCreate = z.infer<typeof ZWebhookCreate>;
+
+/** A registered webhook (never with its secret). */
+export const ZWebhook = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  is_active: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type TWebhook = z.infer<typeof ZWebhook>;
+
+/** The creation answer: the webhook plus its signing secret, shown this once. */
+export const ZWebhookCreated = ZWebhook.extend({ secret: z.string() });
+export type TWebhookCreated = z.infer<typeof ZWebhookCreated>;
+
+/** One delivery of an event to a webhook, with the outcome of its last attempt. */
+export const ZWebhookDelivery = z.object({
+  id: z.string(),
+  webhook_id: z.string(),
+  event: z.string(),
+  subject_id: z.string().nullable(),
+  /** pending (queued or retrying), delivered (a 2xx answer), failed (no retries left). */
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  delivered_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type TWebhookDelivery = z.infer<typeof ZWebhookDelivery>;
+
+/** A lead as events carry it. */
+export const ZLeadRecord = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  phone: z.string(),
+  agent_id: z.string(),
+  conversation_id: z.string().nullable(),
+  created_at: z.string(),
+});
+export type TLeadRecord = z.infer<typeof ZLeadRecord>;
+
+/** A lead as the admin API lists it: the event fields plus where it came from and its site push. */
+export const ZAdminLead = ZLeadRecord.extend({
+  visitor_id: z.string().nullable(),
+  site_user_id: z.number().int().nullable(),
+  pushed_at: z.string().nullable(),
+  push_error: z.string().nullable(),
+  updated_at: z.string(),
+});
+export type TAdminLead = z.infer<typeof ZAdminLead>;
+
+/** The JSON body of a `lead.captured` delivery (signed with X-Service-Signature). */
+export const ZLeadCapturedEvent = z.object({
+  id: z.string(),
+  event: z.literal('lead.captured'),
+  created_at: z.string(),
+  data: z.object({ lead: ZLeadRecord }),
+});
+export type TLeadCapturedEvent = z.infer<typeof ZLeadCapturedEvent>;
