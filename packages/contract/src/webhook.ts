@@ -87,3 +87,16 @@ export const ZLeadCapturedEvent = z.object({
   data: z.object({ lead: ZLeadRecord }),
 });
 export type TLeadCapturedEvent = z.infer<typeof ZLeadCapturedEvent>;
+
+/** Query of `GET /api/v1/admin/leads`: one agent's or all, newest first, keyset paging. */
+export const ZLeadListQuery = z.object({
+  agent_id: z.string().min(1).max(64).optional(),
+  cursor: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+
+/** Answer of `GET /api/v1/admin/leads`. */
+export const ZLeadPage = z.object({
+  data: z.array(ZAdminLead),
+  meta: z.object({ next_cursor: z.string().nullable() }),
+});

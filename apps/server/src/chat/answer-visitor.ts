@@ -4,7 +4,7 @@ import type { AppDeps } from '../app-deps.js';
 import { resolveProvider } from '../llm/providers.js';
 import { modelHistory, recordVisitorMessage } from '../services/widget-conversation.js';
 import { resolveLanguage } from '../services/widget-language.js';
-import { type WidgetCaller, widgetFeatures } from '../services/widget-session.js';
+import { storedWidgetFeatures, type WidgetCaller } from '../services/widget-caller.js';
 import { loadAnswerContext } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
 import { orderTools } from './order-tool.js';
@@ -33,13 +33,8 @@ export async function answerVisitor(options: {
     });
     return { conversation_id: caller.conversation.id, message_id: null, text: '', citations: [], blocks: [] };
   }
-  const visitor = await db
-    .selectFrom('visitors')
-    .select('locale')
-    .where('id', '=', caller.conversation.visitor_id)
-    .executeTakeFirst();
-  const language = resolveLanguage(visitor?.locale ?? undefined, caller.agent.language_default, undefined);
-  const [context, features, provider, history] = await Promise.all([
+  const language = resolveLanguage(caller.visitorLocale ?? undefined, caller.agent.language_default, undefined);
+  const [context, provider, history] = await Promise.all([
     loadAnswerContext({
       db,
       agent: caller.agent,
@@ -49,10 +44,10 @@ export async function answerVisitor(options: {
       now: options.now(),
       onError: (error, what) => options.log.warn({ err: error }, what),
     }),
-    widgetFeatures(db, caller.agent),
     resolveProvider({ db, config: deps.config, workspaceId: caller.workspaceId }),
     modelHistory(db, caller, questionId),
   ]);
+  const features = storedWidgetFeatures(caller.agent);
   return answerQuestion({
     db,
     caller,
@@ -60,7 +55,10 @@ export async function answerVisitor(options: {
     language,
     context,
     provider,
-    features: { human: features.human, coupons: features.coupons },
+    features: {
+      human: features.human,
+      coupons: caller.agent.site_type === 'ecommerce' && context.coupons.length > 0,
+    },
     emit: options.emit,
     now: options.now,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -289,9 +289,10 @@ describe('crawlSite on a local site without a sitemap', () => {
     });
     // robots.txt, /chain/10, /sitemap.xml, /chain/11, /chain/12; the first request is not delayed.
     assert.equal(started.length, 5);
-    for (let i = 2; i < started.length; i += 1) {
-      assert.ok((started[i] ?? 0) - (started[i - 1] ?? 0) >= 115, started.join(' '));
-    }
+    // A start is recorded when the loaded event loop gets to it, so one gap can look shorter than
+    // the slots were; the paced span (3 slots after /chain/10) cannot.
+    const span = (started[4] ?? 0) - (started[1] ?? 0);
+    assert.ok(span >= 3 * 120 - 15, started.join(' '));
   });
 
   test('abort and time budget stop the crawl, and no page is emitted after', async () => {

@@ -49,13 +49,23 @@ export function serverProvider(config: LlmConfig, options: { fetch?: FetchLike }
   return withFailover(primary, secondary);
 }
 
+// One client per configuration: building an SDK client (and its connection pool) per answer costs
+// milliseconds on the path to the first token. Streams carry their own labels (`answeringLabel`).
+const sharedProviders = new WeakMap<LlmConfig, LlmProvider | null>();
+
+function sharedServerProvider(config: LlmConfig): LlmProvider | null {
+  if (!sharedProviders.has(config)) sharedProviders.set(config, serverProvider(config));
+  return sharedProviders.get(config) ?? null;
+}
+
 /**
  * The provider answers of a workspace use. The workspace's own key (BYOK) applies only while
  * an owner of the workspace has `byok_enabled` and APP_KEY opens the key; it is sent to
  * LLM_BASE_URL only when the server's provider is of the same kind (the operator's gateway),
  * otherwise to the provider's public API — never to an address a tenant chose (SSRF). Without
  * an active key: the server's provider. Null means offline (the caller answers extractively).
- * Builds a new provider per call, so a failover pair's `label` names who answered this call.
+ * The server's provider is built once per configuration; read who answered a stream with
+ * `answeringLabel(stream, provider)`.
  */
 export async function resolveProvider(options: {
   db: Kysely<DB>;
@@ -75,7 +85,7 @@ export async function resolveProvider(options: {
         : null;
   const own = await activeLlmKey({ db: options.db, keys, workspaceId: options.workspaceId });
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
-  if (!own) return serverProvider(config, fetchOption);
+  if (!own) return options.fetch ? serverProvider(config, fetchOption) : sharedServerProvider(config);
   const sameKind = config.llm.provider === own.provider;
   const publicBase = own.provider === 'openai' ? OPENAI_PUBLIC_BASE_URL : ANTHROPIC_PUBLIC_BASE_URL;
   return createProvider({

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import {
   type TWidgetTokenClaims,
   WIDGET_TOKEN_ISSUER,
@@ -20,6 +20,18 @@ export function widgetTokenKey(options: {
   return new Uint8Array(createHash('sha256').update(secret, 'utf8').digest());
 }
 
+// jose re-imports a raw key on every call; importing it once per key keeps issuing cheap.
+const cryptoKeys = new WeakMap<WidgetTokenKey, Promise<webcrypto.CryptoKey>>();
+
+function cryptoKeyOf(key: WidgetTokenKey): Promise<webcrypto.CryptoKey> {
+  let imported = cryptoKeys.get(key);
+  if (!imported) {
+    imported = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    cryptoKeys.set(key, imported);
+  }
+  return imported;
+}
+
 /** A freshly issued widget token and when it expires. */
 export type IssuedWidgetToken = { token: string; expiresAt: Date };
 
@@ -36,7 +48,7 @@ export async function issueWidgetToken(
     .setIssuer(WIDGET_TOKEN_ISSUER)
     .setIssuedAt(iat)
     .setExpirationTime(exp)
-    .sign(key);
+    .sign(await cryptoKeyOf(key));
   return { token, expiresAt: new Date(exp * 1000) };
 }
 
@@ -51,7 +63,7 @@ export async function verifyWidgetToken(
   now: Date = new Date(),
 ): Promise<TWidgetTokenClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, key, {
+    const { payload } = await jwtVerify(token, await cryptoKeyOf(key), {
       algorithms: ['HS256'],
       issuer: WIDGET_TOKEN_ISSUER,
       currentDate: now,

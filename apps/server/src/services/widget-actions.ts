@@ -7,7 +7,7 @@ import { newId } from '../security/ids.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../security/widget-token.js';
 import { recordAudit } from './audit.js';
 import { eraseVisitorLeads } from './leads.js';
-import type { WidgetCaller } from './widget-session.js';
+import type { WidgetCaller } from './widget-caller.js';
 
 /**
  * The visitor asks for a human: an open conversation becomes `waiting` (operators see it in

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { ChatMessage } from '../llm/llm-provider.js';
 import { newId } from '../security/ids.js';
-import type { WidgetCaller } from './widget-session.js';
+import type { WidgetCaller } from './widget-caller.js';
 
 /** Earlier messages a model sees with a new question. */
 const HISTORY_MESSAGES = 12;
@@ -17,24 +17,15 @@ export async function recordVisitorMessage(
   now: Date,
 ): Promise<string> {
   const id = newId();
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('messages')
-      .values({
-        id,
-        workspace_id: caller.workspaceId,
-        conversation_id: caller.conversation.id,
-        role: 'visitor',
-        content,
-        created_at: now,
-      })
-      .execute();
-    await trx
-      .updateTable('conversations')
-      .set({ last_message_at: now, updated_at: now, visitor_typing_at: null })
-      .where('id', '=', caller.conversation.id)
-      .execute();
-  });
+  // One statement: the message and the conversation's activity move together.
+  await sql`
+    with message as (
+      insert into messages (id, workspace_id, conversation_id, role, content, created_at)
+      values (${id}, ${caller.workspaceId}, ${caller.conversation.id}, 'visitor', ${content}, ${now})
+      returning conversation_id
+    )
+    update conversations set last_message_at = ${now}, updated_at = ${now}, visitor_typing_at = null
+    where id = (select conversation_id from message)`.execute(db);
   return id;
 }
 

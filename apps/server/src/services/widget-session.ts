@@ -1,116 +1,46 @@
 import {
-  isOriginAllowed,
   type TWidgetInitRequest,
   type TWidgetInitResponse,
-  type TWidgetMessage,
-  type TWidgetTokenClaims,
   WIDGET_HISTORY_HOURS,
   ZBehaviorRules,
-  ZBlock,
-  ZCitation,
 } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
-import { z } from 'zod';
 import type { AgentRow, DB } from '../db/schema.js';
-import type { ConversationRow, MessageRow } from '../db/schema-conversations.js';
+import type { ConversationRow } from '../db/schema-conversations.js';
 import { newId } from '../security/ids.js';
 import { verifyShopperToken } from '../security/shopper-token.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../security/widget-token.js';
 import type { Queryable } from './context.js';
+import { storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
 
-/** The caller of a widget route after its token was verified: the workspace comes from the agent. */
-export type WidgetCaller = {
-  workspaceId: string;
-  agent: AgentRow;
-  conversation: ConversationRow;
-  claims: TWidgetTokenClaims;
-};
 
-/** A published agent by id (any workspace: the id is what the site pasted), or null. */
-export async function findPublishedAgent(db: Queryable, agentId: string): Promise<AgentRow | null> {
-  const agent = await db
+/** A published agent and whether its site synced coupons (one query), or null. */
+export type WidgetAgent = { agent: AgentRow; hasCoupons: boolean };
+
+/** A published agent by id (any workspace: the id is what the site pasted), with its coupon state. */
+export async function findWidgetAgent(db: Queryable, agentId: string): Promise<WidgetAgent | null> {
+  const row = await db
     .selectFrom('agents')
     .selectAll()
+    .select(
+      sql<boolean>`exists (
+        select 1 from sources s
+        where s.agent_id = agents.id and s.type = 'products' and s.plugin_base is not null
+          and jsonb_typeof(s.config -> 'coupons') = 'array' and jsonb_array_length(s.config -> 'coupons') > 0
+      )`.as('has_coupons'),
+    )
     .where('id', '=', agentId)
     .where('is_published', '=', true)
     .executeTakeFirst();
-  return agent ?? null;
+  if (!row) return null;
+  const { has_coupons, ...agent } = row;
+  return { agent, hasCoupons: has_coupons };
 }
 
-/**
- * Resolves a verified token to its conversation. The conversation must belong to the token's
- * agent and visitor and must not be closed (a cleared conversation's token is spent), and the
- * agent must still be published; otherwise null (a 401: a token never reaches another
- * conversation). The workspace is the agent's, nothing else.
- */
-export async function resolveWidgetCaller(
-  db: Kysely<DB>,
-  claims: TWidgetTokenClaims,
-): Promise<WidgetCaller | null> {
-  const conversation = await db
-    .selectFrom('conversations')
-    .selectAll()
-    .where('id', '=', claims.conversation_id)
-    .where('agent_id', '=', claims.agent_id)
-    .where('visitor_id', '=', claims.visitor_id)
-    .where('status', '!=', 'closed')
-    .executeTakeFirst();
-  if (!conversation) return null;
-  const agent = await findPublishedAgent(db, claims.agent_id);
-  if (!agent || agent.workspace_id !== conversation.workspace_id) return null;
-  return { workspaceId: agent.workspace_id, agent, conversation, claims };
-}
-
-/** Whether the agent's policy lets a request with this Origin header through. */
-export function agentAllowsOrigin(agent: AgentRow, origin: string | undefined): boolean {
-  return isOriginAllowed(agent.allowed_origins, origin);
-}
-
-const ZStoredFeatures = z.object({
-  leads: z.boolean().catch(true),
-  human: z.boolean().catch(true),
-  satisfaction: z.boolean().catch(true),
-});
-
-/** The agent's feature flags as init returns them; coupons need a commerce site with coupons synced. */
-export async function widgetFeatures(
-  db: Queryable,
-  agent: AgentRow,
-): Promise<TWidgetInitResponse['agent']['features']> {
-  const stored = ZStoredFeatures.parse(agent.widget_features ?? {});
-  const products = await db
-    .selectFrom('sources')
-    .select(sql<number>`coalesce(jsonb_array_length(config -> 'coupons'), 0)`.as('coupons'))
-    .where('agent_id', '=', agent.id)
-    .where('type', '=', 'products')
-    .where('plugin_base', 'is not', null)
-    .where(sql<boolean>`jsonb_typeof(config -> 'coupons') = 'array'`)
-    .execute();
-  const hasCoupons = products.some((row) => Number(row.coupons) > 0);
-  return { coupons: agent.site_type === 'ecommerce' && hasCoupons, ...stored };
-}
-
-/** Converts a stored (or admin-wire) message for the widget; unknown block kinds are dropped. */
-export function toWidgetMessage(
-  row: Pick<MessageRow, 'id' | 'role' | 'content'> & {
-    citations: unknown;
-    blocks: unknown;
-    created_at: Date | string;
-  },
-): TWidgetMessage {
-  return {
-    id: row.id,
-    role: row.role,
-    content: row.content,
-    citations: z.array(ZCitation).catch([]).parse(row.citations),
-    blocks: z
-      .array(ZBlock.or(z.null()).catch(null))
-      .catch([])
-      .parse(row.blocks)
-      .filter((block) => block !== null),
-    created_at: typeof row.created_at === 'string' ? row.created_at : row.created_at.toISOString(),
-  };
+/** The feature flags init returns; coupons need a commerce site that synced coupons. */
+export function widgetFeatures(agent: AgentRow, hasCoupons: boolean): TWidgetInitResponse['agent']['features'] {
+  return { coupons: agent.site_type === 'ecommerce' && hasCoupons, ...storedWidgetFeatures(agent) };
 }
 
 /** The shopper signing secrets of the agent's site tokens (a site may have re-connected with a new one). */
@@ -131,7 +61,7 @@ async function shopperSecrets(db: Queryable, agentId: string): Promise<string[]>
 /** What init needs besides the request body. */
 export type StartSessionInput = {
   db: Kysely<DB>;
-  agent: AgentRow;
+  widgetAgent: WidgetAgent;
   request: TWidgetInitRequest;
   acceptLanguage: string | undefined;
   tokenKey: WidgetTokenKey;
@@ -145,86 +75,37 @@ export type StartSessionInput = {
  * 24 hours of the conversation's messages.
  */
 export async function startWidgetSession(input: StartSessionInput): Promise<TWidgetInitResponse> {
-  const { db, agent, request } = input;
+  const { db, request } = input;
+  const { agent, hasCoupons } = input.widgetAgent;
   const now = input.now ?? new Date();
   const shopper = request.shopper_token
     ? await verifyShopperToken(request.shopper_token, await shopperSecrets(db, agent.id), now)
     : null;
-  const locale = normalizeLanguageTag(request.locale);
-  const { visitor, conversation } = await db.transaction().execute(async (trx) => {
-    const visitor = await trx
-      .insertInto('visitors')
-      .values({
-        id: newId(),
-        workspace_id: agent.workspace_id,
-        agent_id: agent.id,
-        anon_id: request.anon_id,
-        locale,
-      })
-      .onConflict((oc) => oc.columns(['agent_id', 'anon_id']).doUpdateSet({ last_seen_at: now, locale }))
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const page = {
-      page_url: request.page_url ?? null,
-      page_title: request.page_title ?? null,
-      referrer: request.referrer ?? null,
-    };
-    const verified = shopper
-      ? {
-          shopper_wp_user_id: shopper.wp_user_id,
-          shopper_email_hash: shopper.email_hash,
-          shopper_verified_at: now,
-        }
-      : {};
-    const latest = await trx
-      .selectFrom('conversations')
-      .select('id')
-      .where('visitor_id', '=', visitor.id)
-      .where('status', '!=', 'closed')
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
-    const conversation = latest
-      ? await trx
-          .updateTable('conversations')
-          .set({ ...page, ...verified, updated_at: now })
-          .where('id', '=', latest.id)
-          .returningAll()
-          .executeTakeFirstOrThrow()
-      : await trx
-          .insertInto('conversations')
-          .values({
-            id: newId(),
-            workspace_id: agent.workspace_id,
-            agent_id: agent.id,
-            visitor_id: visitor.id,
-            ...page,
-            ...verified,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-    return { visitor, conversation };
-  });
+  const conversation = await openConversation(db, agent, request, shopper, now);
   const since = new Date(now.getTime() - WIDGET_HISTORY_HOURS * 3600_000);
-  const history = await db
-    .selectFrom('messages')
-    .selectAll()
-    .where('conversation_id', '=', conversation.id)
-    .where('created_at', '>=', since)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(500)
-    .execute();
+  // No message since the window opened (a new conversation has none): no history to read.
+  const history =
+    conversation.last_message_at === null || conversation.last_message_at < since
+      ? []
+      : await db
+          .selectFrom('messages')
+          .selectAll()
+          .where('conversation_id', '=', conversation.id)
+          .where('created_at', '>=', since)
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(500)
+          .execute();
   const issued = await issueWidgetToken(
     input.tokenKey,
-    { agent_id: agent.id, visitor_id: visitor.id, conversation_id: conversation.id },
+    { agent_id: agent.id, visitor_id: conversation.visitor_id, conversation_id: conversation.id },
     now,
   );
   return {
     token: issued.token,
     expires_at: issued.expiresAt.toISOString(),
     conversation_id: conversation.id,
-    visitor_id: visitor.id,
+    visitor_id: conversation.visitor_id,
     conversation_status: conversation.status,
     agent: {
       id: agent.id,
@@ -232,11 +113,64 @@ export async function startWidgetSession(input: StartSessionInput): Promise<TWid
       language_default: agent.language_default,
       site_type: agent.site_type,
       theme: agent.theme,
-      features: await widgetFeatures(db, agent),
+      features: widgetFeatures(agent, hasCoupons),
       behavior_rules: ZBehaviorRules.catch([]).parse(agent.behavior_rules),
     },
     language: resolveLanguage(request.locale, agent.language_default, input.acceptLanguage),
     shopper_verified: conversation.shopper_verified_at !== null,
     messages: history.map(toWidgetMessage),
   };
+}
+
+/**
+ * Upserts the visitor and resumes their latest conversation that is not closed (recording the
+ * page and a verified shopper), or starts one — a single statement, so a new visitor's init
+ * costs one round trip here.
+ */
+async function openConversation(
+  db: Kysely<DB>,
+  agent: AgentRow,
+  request: TWidgetInitRequest,
+  shopper: { wp_user_id: number; email_hash: string } | null,
+  now: Date,
+): Promise<ConversationRow> {
+  const locale = normalizeLanguageTag(request.locale);
+  const pageUrl = request.page_url ?? null;
+  const pageTitle = request.page_title ?? null;
+  const referrer = request.referrer ?? null;
+  const shopperId = shopper?.wp_user_id ?? null;
+  const shopperHash = shopper?.email_hash ?? null;
+  const verifiedAt = shopper ? now : null;
+  const result = await sql<ConversationRow>`
+    with visitor as (
+      insert into visitors (id, workspace_id, agent_id, anon_id, locale, created_at, last_seen_at)
+      values (${newId()}, ${agent.workspace_id}, ${agent.id}, ${request.anon_id}, ${locale}, ${now}, ${now})
+      on conflict (agent_id, anon_id)
+        do update set last_seen_at = excluded.last_seen_at, locale = coalesce(excluded.locale, visitors.locale)
+      returning id
+    ), latest as (
+      select c.id from conversations c
+      where c.visitor_id = (select id from visitor) and c.status <> 'closed'
+      order by c.created_at desc, c.id desc
+      limit 1
+    ), resumed as (
+      update conversations set
+        page_url = ${pageUrl}, page_title = ${pageTitle}, referrer = ${referrer}, updated_at = ${now},
+        shopper_wp_user_id = coalesce(${shopperId}::bigint, shopper_wp_user_id),
+        shopper_email_hash = coalesce(${shopperHash}::text, shopper_email_hash),
+        shopper_verified_at = coalesce(${verifiedAt}::timestamptz, shopper_verified_at)
+      where id = (select id from latest)
+      returning *
+    ), started as (
+      insert into conversations (id, workspace_id, agent_id, visitor_id, page_url, page_title, referrer,
+        shopper_wp_user_id, shopper_email_hash, shopper_verified_at, created_at, updated_at)
+      select ${newId()}, ${agent.workspace_id}, ${agent.id}, visitor.id, ${pageUrl}, ${pageTitle}, ${referrer},
+        ${shopperId}::bigint, ${shopperHash}::text, ${verifiedAt}::timestamptz, ${now}, ${now}
+      from visitor where not exists (select 1 from latest)
+      returning *
+    )
+    select * from resumed union all select * from started`.execute(db);
+  const row = result.rows[0];
+  if (!row) throw new Error('init: no conversation was resumed or started');
+  return row;
 }

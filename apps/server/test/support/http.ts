@@ -73,7 +73,11 @@ export async function auditRows(t: TestApp, workspaceId: string) {
 }
 
 /** Every admin route, as `app.inject` wants it and as OpenAPI names it. */
-export type AdminRoute = { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; openapi: string };
+export type AdminRoute = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  openapi: string;
+};
 
 /** The admin routes; `:id` routes use a syntactically valid id that does not exist. */
 export const ADMIN_ROUTES: readonly AdminRoute[] = [
@@ -105,6 +109,55 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   { method: 'GET', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
   { method: 'PATCH', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
   { method: 'DELETE', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
+  { method: 'GET', url: '/api/v1/admin/conversations', openapi: '/api/v1/admin/conversations' },
+  { method: 'GET', url: '/api/v1/admin/conversations/01ABC', openapi: '/api/v1/admin/conversations/{id}' },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/conversations/01ABC/claim',
+    openapi: '/api/v1/admin/conversations/{id}/claim',
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/conversations/01ABC/messages',
+    openapi: '/api/v1/admin/conversations/{id}/messages',
+    body: { content: 'Matrix' },
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/conversations/01ABC/release',
+    openapi: '/api/v1/admin/conversations/{id}/release',
+  },
+  { method: 'GET', url: '/api/v1/admin/leads', openapi: '/api/v1/admin/leads' },
+  { method: 'GET', url: '/api/v1/admin/webhooks', openapi: '/api/v1/admin/webhooks' },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/webhooks',
+    openapi: '/api/v1/admin/webhooks',
+    // A loopback URL: the guard refuses it (422) without any connection leaving the machine.
+    body: { url: 'http://127.0.0.1:9/hook', events: ['lead.captured'] },
+    expected: 422,
+  },
+  { method: 'DELETE', url: '/api/v1/admin/webhooks/01ABC', openapi: '/api/v1/admin/webhooks/{id}' },
+  {
+    method: 'GET',
+    url: '/api/v1/admin/webhooks/01ABC/deliveries',
+    openapi: '/api/v1/admin/webhooks/{id}/deliveries',
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/webhooks/deliveries/01ABC/redeliver',
+    openapi: '/api/v1/admin/webhooks/deliveries/{id}/redeliver',
+  },
+  // No key stored yet (404); storing one needs the owner's byok_enabled (403 until an admin grants it).
+  { method: 'GET', url: '/api/v1/admin/llm-key', openapi: '/api/v1/admin/llm-key', expected: 404 },
+  {
+    method: 'PUT',
+    url: '/api/v1/admin/llm-key',
+    openapi: '/api/v1/admin/llm-key',
+    body: { provider: 'openai', api_key: 'sk-test-key-1234' },
+    expected: 403,
+  },
+  { method: 'DELETE', url: '/api/v1/admin/llm-key', openapi: '/api/v1/admin/llm-key', expected: 404 },
 ];
 
 /** Renders any column value as text, so a secret can be searched for in a row. */

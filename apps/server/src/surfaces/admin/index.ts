@@ -5,6 +5,7 @@ import { authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
 import { conversationRoutes } from './conversations.route.js';
 import { kbRoutes } from './kb.route.js';
+import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
 import { searchRoutes } from './search.route.js';
 import { sourceRoutes } from './sources.route.js';
@@ -27,6 +28,7 @@ export function adminSurface(deps: AppDeps) {
     await app.register(uploadRoutes(deps));
     await app.register(searchRoutes(deps));
     await app.register(kbRoutes(deps));
+    await app.register(leadRoutes(deps));
     await app.register(llmKeyRoutes(deps));
     await app.register(conversationRoutes(deps));
     await app.register(webhookRoutes(deps));

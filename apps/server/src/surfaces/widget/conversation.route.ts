@@ -21,7 +21,7 @@ import {
   recordWidgetEvent,
   requestHuman,
 } from '../../services/widget-actions.js';
-import { toWidgetMessage, widgetFeatures } from '../../services/widget-session.js';
+import { storedWidgetFeatures, toWidgetMessage } from '../../services/widget-caller.js';
 import { widgetErrorResponses, widgetSecurity, widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
 import { widgetCaller } from './widget-auth.js';
@@ -51,7 +51,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
       },
       async (request, reply) => {
         const caller = widgetCaller(request);
-        if (!(await widgetFeatures(db, caller.agent)).leads) throw notFound();
+        if (!storedWidgetFeatures(caller.agent).leads) throw notFound();
         if (!deps.queue) throw new Error('The job queue is not running; leads cannot be delivered.');
         const lead = await captureLead({
           db,
@@ -82,7 +82,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
       },
       async (request) => {
         const caller = widgetCaller(request);
-        if (!(await widgetFeatures(db, caller.agent)).human) throw notFound();
+        if (!storedWidgetFeatures(caller.agent).human) throw notFound();
         return { data: { status: await requestHuman(db, caller, deps.clock()) } };
       },
     );
@@ -138,7 +138,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
       },
       async (request) => {
         const caller = widgetCaller(request);
-        if (!(await widgetFeatures(db, caller.agent)).satisfaction) throw notFound();
+        if (!storedWidgetFeatures(caller.agent).satisfaction) throw notFound();
         return { data: await recordSatisfaction(db, caller, request.body, deps.clock()) };
       },
     );

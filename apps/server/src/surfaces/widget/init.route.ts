@@ -2,7 +2,8 @@ import { dataEnvelope, ZServiceError, ZWidgetInitRequest, ZWidgetInitResponse } 
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, notFound } from '../../errors/app-error.js';
 import { indexVisitorPage } from '../../services/visitor-page-index.js';
-import { agentAllowsOrigin, findPublishedAgent, startWidgetSession } from '../../services/widget-session.js';
+import { agentAllowsOrigin } from '../../services/widget-caller.js';
+import { findWidgetAgent, startWidgetSession } from '../../services/widget-session.js';
 import { widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
 import { requestOrigin } from './widget-auth.js';
@@ -32,17 +33,18 @@ export function initRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const body = request.body;
-        const agent = await findPublishedAgent(deps.database.db, body.agent_id);
+        const widgetAgent = await findWidgetAgent(deps.database.db, body.agent_id);
+        const agent = widgetAgent?.agent ?? null;
         const isAllowed = agent !== null && agentAllowsOrigin(agent, requestOrigin(request));
         // Known before counting, so an allowed page can read a 429's Retry-After (CORS).
         request.widgetOriginAllowed = isAllowed;
         await deps.limits.widget.init.consume(`${request.ip}|${body.agent_id}`);
-        if (!agent) throw notFound();
+        if (!widgetAgent || !agent) throw notFound();
         if (!isAllowed) throw new AppError('origin_forbidden');
         const acceptLanguage = request.headers['accept-language'];
         const data = await startWidgetSession({
           db: deps.database.db,
-          agent,
+          widgetAgent,
           request: body,
           acceptLanguage: typeof acceptLanguage === 'string' ? acceptLanguage : undefined,
           tokenKey: deps.tokenKey,
