@@ -2,9 +2,9 @@ import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../app-deps.js';
 import { resolveProvider } from '../llm/providers.js';
+import { storedWidgetFeatures, type WidgetCaller } from '../services/widget-caller.js';
 import { modelHistory, recordVisitorMessage } from '../services/widget-conversation.js';
 import { resolveLanguage } from '../services/widget-language.js';
-import { storedWidgetFeatures, type WidgetCaller } from '../services/widget-caller.js';
 import { loadAnswerContext } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
 import { orderTools } from './order-tool.js';
@@ -33,7 +33,11 @@ export async function answerVisitor(options: {
     });
     return { conversation_id: caller.conversation.id, message_id: null, text: '', citations: [], blocks: [] };
   }
-  const language = resolveLanguage(caller.visitorLocale ?? undefined, caller.agent.language_default, undefined);
+  const language = resolveLanguage(
+    caller.visitorLocale ?? undefined,
+    caller.agent.language_default,
+    undefined,
+  );
   const [context, provider, history] = await Promise.all([
     loadAnswerContext({
       db,

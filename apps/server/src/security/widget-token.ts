@@ -26,7 +26,10 @@ const cryptoKeys = new WeakMap<WidgetTokenKey, Promise<webcrypto.CryptoKey>>();
 function cryptoKeyOf(key: WidgetTokenKey): Promise<webcrypto.CryptoKey> {
   let imported = cryptoKeys.get(key);
   if (!imported) {
-    imported = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    imported = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
     cryptoKeys.set(key, imported);
   }
   return imported;

@@ -28,7 +28,10 @@ export type WidgetCaller = {
  * spent), and the agent must still be published; otherwise null (a 401: a token never
  * reaches another conversation). The workspace is the agent's, nothing else.
  */
-export async function resolveWidgetCaller(db: Kysely<DB>, claims: TWidgetTokenClaims): Promise<WidgetCaller | null> {
+export async function resolveWidgetCaller(
+  db: Kysely<DB>,
+  claims: TWidgetTokenClaims,
+): Promise<WidgetCaller | null> {
   const row = await db
     .selectFrom('conversations as c')
     .innerJoin('agents as a', (join) =>
@@ -84,12 +87,21 @@ export function agentAllowsOrigin(agent: AgentRow, origin: string | undefined): 
 
 /** The agent's own switches (leads, human, satisfaction), defaults filled in. */
 export function storedWidgetFeatures(agent: AgentRow): TWidgetFeatureSettings {
-  return { leads: true, human: true, satisfaction: true, ...ZWidgetFeatureSettings.partial().catch({}).parse(agent.widget_features) };
+  return {
+    leads: true,
+    human: true,
+    satisfaction: true,
+    ...ZWidgetFeatureSettings.partial().catch({}).parse(agent.widget_features),
+  };
 }
 
 /** Converts a stored (or admin-wire) message for the widget; unknown block kinds are dropped. */
 export function toWidgetMessage(
-  row: Pick<MessageRow, 'id' | 'role' | 'content'> & { citations: unknown; blocks: unknown; created_at: Date | string },
+  row: Pick<MessageRow, 'id' | 'role' | 'content'> & {
+    citations: unknown;
+    blocks: unknown;
+    created_at: Date | string;
+  },
 ): TWidgetMessage {
   return {
     id: row.id,

@@ -14,7 +14,6 @@ import type { Queryable } from './context.js';
 import { storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
 
-
 /** A published agent and whether its site synced coupons (one query), or null. */
 export type WidgetAgent = { agent: AgentRow; hasCoupons: boolean };
 
@@ -39,7 +38,10 @@ export async function findWidgetAgent(db: Queryable, agentId: string): Promise<W
 }
 
 /** The feature flags init returns; coupons need a commerce site that synced coupons. */
-export function widgetFeatures(agent: AgentRow, hasCoupons: boolean): TWidgetInitResponse['agent']['features'] {
+export function widgetFeatures(
+  agent: AgentRow,
+  hasCoupons: boolean,
+): TWidgetInitResponse['agent']['features'] {
   return { coupons: agent.site_type === 'ecommerce' && hasCoupons, ...storedWidgetFeatures(agent) };
 }
 
