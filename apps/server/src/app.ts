@@ -25,6 +25,7 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
     loggerInstance: logger,
     genReqId: generateRequestId,
     bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
     // Our own hook below answers during shutdown, in the service envelope.
     return503OnClosing: false,
     // Errors raised before routing (bad URL encoding, over-long params) use the envelope too.

@@ -82,6 +82,16 @@ export const ZEnv = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(1).max(100_000).default(60),
   ),
+  TRUST_PROXY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(
+        /^(?:true|false|[0-9a-fA-F.:/]+(?:\s*,\s*[0-9a-fA-F.:/]+)*)$/,
+        'must be true, false, or a comma-separated list of proxy addresses/CIDRs',
+      )
+      .optional(),
+  ),
   WIDGET_RATE_LIMIT_SCALE: z.preprocess(emptyToUndefined, z.coerce.number().min(0.01).max(10_000).default(1)),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
@@ -133,6 +143,11 @@ export type Config = Readonly<{
   syncBodyLimitBytes: number;
   /** Requests per minute per API token on `/api/v1/wp/*`. */
   wpThrottlePerMinute: number;
+  /**
+   * Which proxies may set X-Forwarded-For (Fastify's `trustProxy`): false (the socket's peer is
+   * the client), true (any), or proxy addresses/CIDRs. Per-IP limits depend on it.
+   */
+  trustProxy: boolean | string;
   /** Multiplies every widget limit (1: the contract's values; benchmarks raise it). */
   widgetRateLimitScale: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -237,9 +252,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     syncBodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
     wpThrottlePerMinute: e.WP_THROTTLE_PER_MINUTE,
     widgetRateLimitScale: e.WIDGET_RATE_LIMIT_SCALE,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
   };
   return Object.freeze(config);
+}
+
+/** TRUST_PROXY as Fastify takes it: a boolean, or the address list without spaces. */
+function parseTrustProxy(value: string | undefined): boolean | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return value.replace(/\s+/g, '');
 }

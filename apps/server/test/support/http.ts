@@ -77,6 +77,10 @@ export type AdminRoute = {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   openapi: string;
+  /** A valid body for the admin token's call, where the default (`{name}`) is not one. */
+  body?: unknown;
+  /** What the admin token's call answers, where it is not 404 (`:id`), 201 (POST) or 200. */
+  expected?: number;
 };
 
 /** The admin routes; `:id` routes use a syntactically valid id that does not exist. */
