@@ -2,6 +2,7 @@ import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../app-deps.js';
 import { resolveProvider } from '../llm/providers.js';
+import { isBotSilenced } from '../services/operator.js';
 import { storedWidgetFeatures, type WidgetCaller } from '../services/widget-caller.js';
 import { modelHistory, recordVisitorMessage } from '../services/widget-conversation.js';
 import { resolveLanguage } from '../services/widget-language.js';
@@ -26,7 +27,7 @@ export async function answerVisitor(options: {
   const { deps, caller } = options;
   const db = deps.database.db;
   const questionId = await recordVisitorMessage(db, caller, options.message, options.now());
-  if (caller.conversation.status === 'claimed') {
+  if (isBotSilenced(caller.conversation)) {
     options.emit({
       event: 'done',
       data: { message_id: null, text: '', citations: [], held_by_operator: true },

@@ -11,8 +11,8 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound } from '../../errors/app-error.js';
+import { listMessagesAfter } from '../../services/conversation-inbox.js';
 import { captureLead } from '../../services/leads.js';
-import { listMessagesAfter } from '../../services/operator.js';
 import {
   clearConversation,
   eraseVisitor,
