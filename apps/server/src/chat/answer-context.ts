@@ -117,6 +117,8 @@ async function loadProducts(
   );
 }
 
+const ZCouponList = z.array(z.unknown()).catch([]);
+
 /** The agent's synced coupon codes that have not expired (stored on its products source). */
 export async function loadCoupons(db: Kysely<DB>, agent: AgentRow, now: Date): Promise<TCoupon[]> {
   const rows = await db
@@ -127,10 +129,7 @@ export async function loadCoupons(db: Kysely<DB>, agent: AgentRow, now: Date): P
     .execute();
   const coupons: TCoupon[] = [];
   for (const row of rows) {
-    const list = z
-      .array(z.unknown())
-      .catch([])
-      .parse(row.config.coupons ?? []);
+    const list = ZCouponList.parse(row.config.coupons ?? []);
     for (const item of list) {
       const coupon = ZCoupon.safeParse(item);
       if (!coupon.success) continue;

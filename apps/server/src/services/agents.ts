@@ -188,13 +188,16 @@ function toAgent(row: AgentRow): TAgent {
     allowed_origins: row.allowed_origins,
     theme: { ...DEFAULT_THEME, ...row.theme },
     system_prompt: row.system_prompt,
-    behavior_rules: ZBehaviorRules.catch([]).parse(row.behavior_rules),
+    behavior_rules: ZStoredBehaviorRules.parse(row.behavior_rules),
     auto_index_pages: row.auto_index_pages,
     widget_features: storedFeatures(row),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
 }
+
+const ZStoredBehaviorRules = ZBehaviorRules.catch([]);
+const ZStoredFeatures = ZWidgetFeatureSettings.partial().catch({});
 
 /** Widget features a new agent starts with: all on. */
 const DEFAULT_WIDGET_FEATURES: TWidgetFeatureSettings = Object.freeze({
@@ -206,6 +209,6 @@ const DEFAULT_WIDGET_FEATURES: TWidgetFeatureSettings = Object.freeze({
 function storedFeatures(row: AgentRow): TWidgetFeatureSettings {
   return {
     ...DEFAULT_WIDGET_FEATURES,
-    ...ZWidgetFeatureSettings.partial().catch({}).parse(row.widget_features),
+    ...ZStoredFeatures.parse(row.widget_features),
   };
 }

@@ -80,6 +80,11 @@ function agentFromJson(value: unknown): AgentRow {
   return ZAgentJson.parse(value);
 }
 
+// Schemas are built once: constructing a zod schema costs far more than running it.
+const ZStoredFeatures = ZWidgetFeatureSettings.partial().catch({});
+const ZStoredCitations = z.array(ZCitation).catch([]);
+const ZStoredBlocks = z.array(ZBlock.or(z.null()).catch(null)).catch([]);
+
 /** Whether the agent's policy lets a request with this Origin header through. */
 export function agentAllowsOrigin(agent: AgentRow, origin: string | undefined): boolean {
   return isOriginAllowed(agent.allowed_origins, origin);
@@ -91,7 +96,7 @@ export function storedWidgetFeatures(agent: AgentRow): TWidgetFeatureSettings {
     leads: true,
     human: true,
     satisfaction: true,
-    ...ZWidgetFeatureSettings.partial().catch({}).parse(agent.widget_features),
+    ...ZStoredFeatures.parse(agent.widget_features),
   };
 }
 
@@ -107,12 +112,8 @@ export function toWidgetMessage(
     id: row.id,
     role: row.role,
     content: row.content,
-    citations: z.array(ZCitation).catch([]).parse(row.citations),
-    blocks: z
-      .array(ZBlock.or(z.null()).catch(null))
-      .catch([])
-      .parse(row.blocks)
-      .filter((block) => block !== null),
+    citations: ZStoredCitations.parse(row.citations),
+    blocks: ZStoredBlocks.parse(row.blocks).filter((block) => block !== null),
     created_at: typeof row.created_at === 'string' ? row.created_at : row.created_at.toISOString(),
   };
 }

@@ -14,6 +14,9 @@ import type { Queryable } from './context.js';
 import { storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
 
+/** Stored rules that no longer parse are dropped rather than failing init. */
+const ZStoredBehaviorRules = ZBehaviorRules.catch([]);
+
 /** A published agent and whether its site synced coupons (one query), or null. */
 export type WidgetAgent = { agent: AgentRow; hasCoupons: boolean };
 
@@ -116,7 +119,7 @@ export async function startWidgetSession(input: StartSessionInput): Promise<TWid
       site_type: agent.site_type,
       theme: agent.theme,
       features: widgetFeatures(agent, hasCoupons),
-      behavior_rules: ZBehaviorRules.catch([]).parse(agent.behavior_rules),
+      behavior_rules: ZStoredBehaviorRules.parse(agent.behavior_rules),
     },
     language: resolveLanguage(request.locale, agent.language_default, input.acceptLanguage),
     shopper_verified: conversation.shopper_verified_at !== null,
