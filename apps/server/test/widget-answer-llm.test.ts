@@ -223,5 +223,18 @@ describe('answering with an OpenAI-compatible model', () => {
     const toolMessage = messagesOf(llm.requests.at(-1)?.body ?? {}).find((m) => m.role === 'tool');
     assert.match(String(toolMessage?.content), /A-100/);
     assert.doesNotMatch(String(toolMessage?.content), /B-200/, "another user's orders never reach the model");
+
+    // With the shop's commerce extension off, the model is told orders cannot be looked up.
+    site.commerceActive = false;
+    llm.setScript([
+      { kind: 'tool_calls', calls: [{ id: 'c3', name: 'lookup_order', arguments: '{}' }] },
+      { kind: 'text', chunks: ['Orders cannot be looked up right now.'] },
+    ]);
+    await widgetCall(t, 'POST', '/v1/widget/messages', shopper.token, { message: 'And my other orders?' });
+    const inactive = messagesOf(llm.requests.at(-1)?.body ?? {})
+      .filter((m) => m.role === 'tool')
+      .at(-1);
+    assert.match(String(inactive?.content), /not active/);
+    site.commerceActive = true;
   });
 });

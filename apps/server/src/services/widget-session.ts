@@ -20,7 +20,7 @@ const ZStoredBehaviorRules = ZBehaviorRules.catch([]);
 /** A published agent and whether its site synced coupons (one query), or null. */
 export type WidgetAgent = { agent: AgentRow; hasCoupons: boolean };
 
-/** A published agent by id (any workspace: the id is what the site pasted), with its coupon state. */
+/** A published agent by id (any workspace: the id is what the site pasted), and whether it has unexpired coupons. */
 export async function findWidgetAgent(db: Queryable, agentId: string): Promise<WidgetAgent | null> {
   const row = await db
     .selectFrom('agents')
@@ -29,7 +29,11 @@ export async function findWidgetAgent(db: Queryable, agentId: string): Promise<W
       sql<boolean>`exists (
         select 1 from sources s
         where s.agent_id = agents.id and s.type = 'products' and s.plugin_base is not null
-          and jsonb_typeof(s.config -> 'coupons') = 'array' and jsonb_array_length(s.config -> 'coupons') > 0
+          and jsonb_typeof(s.config -> 'coupons') = 'array'
+          and exists (
+            select 1 from jsonb_array_elements(s.config -> 'coupons') coupon
+            where coupon ->> 'expires_at' is null or (coupon ->> 'expires_at')::timestamptz > now()
+          )
       )`.as('has_coupons'),
     )
     .where('id', '=', agentId)
