@@ -2,6 +2,7 @@ import type { Config } from './config/config.js';
 import type { Database } from './db/database.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import type { JobQueue } from './jobs/queue.js';
+import type { WidgetAssets } from './widget-assets/widget-manifest.js';
 
 /** Everything the HTTP app needs, built by the caller (service, tests, bench). */
 export type AppDeps = {
@@ -13,6 +14,8 @@ export type AppDeps = {
   embeddings?: EmbeddingProvider | null;
   /** How many migrations this build ships; /readyz compares the database against it. */
   expectedMigrations: number;
+  /** The built widget; defaults to WIDGET_DIST_DIR's (one per app, so its manifest cache is shared). */
+  widgetAssets?: WidgetAssets;
   /** The clock signature windows are checked against (tests pin it); defaults to the system clock. */
   now?: () => Date;
 };

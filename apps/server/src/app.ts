@@ -13,13 +13,22 @@ import { createLogger } from './logger.js';
 import { adminSurface } from './surfaces/admin/index.js';
 import { integrationSurface } from './surfaces/integration/index.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
+import { demoRoutes } from './surfaces/public/demo.route.js';
 import { publicKbRoutes } from './surfaces/public/kb.route.js';
+import { widgetAssetRoutes } from './surfaces/public/widget-assets.route.js';
 import { widgetSurface } from './surfaces/widget/index.js';
+import { widgetAssets } from './widget-assets/widget-manifest.js';
 
 export type { AppDeps } from './app-deps.js';
 
 /** Builds the HTTP app (not listening). Every surface is an encapsulated plugin. */
-export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}): Promise<FastifyInstance> {
+export async function createApp(
+  appDeps: AppDeps,
+  options: { logger?: Logger } = {},
+): Promise<FastifyInstance> {
+  // One reader of the widget build per app: the bundle route and the embed snippet agree on the hash.
+  const assets = appDeps.widgetAssets ?? widgetAssets(appDeps.config.widgetDistDir);
+  const deps: AppDeps = { ...appDeps, widgetAssets: assets };
   const logger: FastifyBaseLogger = options.logger ?? createLogger('silent');
   const app = Fastify({
     loggerInstance: logger,
@@ -82,5 +91,7 @@ export async function createApp(deps: AppDeps, options: { logger?: Logger } = {}
   await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
   await app.register(widgetSurface(deps, limits));
   await app.register(publicKbRoutes(deps));
+  await app.register(widgetAssetRoutes(assets));
+  await app.register(demoRoutes(deps, assets));
   return app;
 }

@@ -13,6 +13,7 @@ import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { type JobDefinition, JobQueue, type JobServices } from './jobs/queue.js';
 import { hasNoUsers } from './services/bootstrap.js';
+import { seedDemo } from './services/demo-seed.js';
 
 /** A running service (HTTP and/or worker) and how to stop it. */
 export type RunningService = {
@@ -92,6 +93,13 @@ export async function startService(
       const port = typeof address === 'object' && address ? address.port : config.port;
       const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
       url = config.publicBaseUrl ?? `http://${host}:${port}`;
+      if (config.database.mode === 'embedded' && config.demoSeed) {
+        const origins = config.publicBaseUrl
+          ? [new URL(config.publicBaseUrl).origin]
+          : [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
+        const demo = await seedDemo({ db: database.db, queue, origins, log });
+        if (demo) log.info(`Demo: open ${url}/demo to chat with the sample agent (no key needed)`);
+      }
     }
 
     if (config.database.mode === 'embedded') {

@@ -25,7 +25,7 @@ describe('service process on the embedded store', () => {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'svc-proc-'));
-    env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BCRYPT_COST: '4' };
+    env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BCRYPT_COST: '4', DEMO_SEED: 'false' };
     service = new ServiceProcess(env);
     url = await service.waitForUrl();
   });

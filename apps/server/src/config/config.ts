@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const emptyToUndefined = (value: unknown) =>
@@ -82,6 +83,14 @@ export const ZEnv = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(1).max(100_000).default(60),
   ),
+  DEMO_SEED: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0'])
+      .default('true')
+      .transform((value) => value === 'true' || value === '1'),
+  ),
+  WIDGET_DIST_DIR: optionalString,
   TRUST_PROXY: z.preprocess(
     emptyToUndefined,
     z
@@ -148,6 +157,10 @@ export type Config = Readonly<{
    * the client), true (any), or proxy addresses/CIDRs. Per-IP limits depend on it.
    */
   trustProxy: boolean | string;
+  /** Seed a labelled demo workspace, agent and sample knowledge on an empty embedded store. */
+  demoSeed: boolean;
+  /** Where the built widget (manifest.json, widget.<hash>.js, locales/) is read from. */
+  widgetDistDir: string;
   /** Multiplies every widget limit (1: the contract's values; benchmarks raise it). */
   widgetRateLimitScale: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -155,6 +168,9 @@ export type Config = Readonly<{
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
 }>;
+
+/** The widget package's build output, beside this package in the repository (src and dist alike). */
+const DEFAULT_WIDGET_DIST_DIR = fileURLToPath(new URL('../../../widget/dist/', import.meta.url));
 
 /** Raised when the environment does not parse; its message lists every bad variable. */
 export class ConfigError extends Error {
@@ -253,6 +269,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     wpThrottlePerMinute: e.WP_THROTTLE_PER_MINUTE,
     widgetRateLimitScale: e.WIDGET_RATE_LIMIT_SCALE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    demoSeed: e.DEMO_SEED,
+    widgetDistDir: e.WIDGET_DIST_DIR ?? DEFAULT_WIDGET_DIST_DIR,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     crawlDelayMs: e.CRAWL_DELAY_MS,

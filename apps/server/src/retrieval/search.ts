@@ -6,7 +6,7 @@ import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js'
 import { textSearchConfig } from '../jobs/index-document.js';
 import { requireAgent } from '../services/agents.js';
 import { isFunctionWord } from './function-words.js';
-import { VOCABULARY_MAX_LENGTH, VOCABULARY_MIN_LENGTH } from './vocabulary.js';
+import { correctionsQuery, VOCABULARY_MAX_LENGTH, VOCABULARY_MIN_LENGTH } from './vocabulary.js';
 
 /** The reciprocal-rank-fusion constant: a hit at rank r in one list adds 1 / (RRF_K + r). */
 export const RRF_K = 60;
@@ -19,10 +19,6 @@ export const MAX_LIMIT = 50;
 const MAX_TERMS = 32;
 /** Longer "words" are dropped from the OR form (no real word is this long). */
 const MAX_TERM_LENGTH = 64;
-/** Below this trigram similarity a vocabulary word is no correction of a query word. */
-const TRIGRAM_THRESHOLD = 0.4;
-/** Vocabulary words tried per unknown query word, most similar first. */
-const CORRECTIONS_PER_TERM = 3;
 
 /** The retrievers whose ranks a hit reports. */
 export type RetrieverName = 'fulltext' | 'trigram' | 'vector';
@@ -124,8 +120,10 @@ export type SearchInput = {
  * Hybrid search over one agent's chunks: full-text (strict `websearch_to_tsquery` plus an OR
  * form for recall, in both `simple` and the agent's language), with pg_trgm trigram word
  * similarity for typos, and with pgvector and an embedding provider vector similarity, fused
- * by reciprocal rank. Every branch filters by workspace and agent
- * in its own SQL. An agent of another workspace (or none) is a 404.
+ * by reciprocal rank. Every branch filters by workspace and agent in its own SQL. The lexical
+ * lists come from one ranking statement and the vector list from another, sent together (on
+ * PostgreSQL they run side by side; the embedded store's one connection takes them in turn).
+ * An agent of another workspace (or none) is a 404.
  */
 export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
   const { db, workspaceId, agentId, features } = input;
@@ -136,130 +134,183 @@ export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
   if (query === '') return [];
   const candidates = Math.min(200, Math.max(50, limit * 5));
   const scope = { db, workspaceId, agentId, candidates };
+  const embeddings = features.vector ? input.embeddings : null;
+  const vector = embeddings
+    ? vectorList(scope, query, embeddings).catch((error: unknown) => {
+        input.onVectorError?.(error);
+        return null;
+      })
+    : Promise.resolve(null);
   const config = await textSearchConfig(db, agent.language_default);
-  const lists: RankedList[] = [await fullTextList(scope, query, config)];
-  if (features.trigram) lists.push(await trigramList(scope, query, config));
-  if (features.vector && input.embeddings) {
-    const vector = await vectorList(scope, query, input.embeddings).catch((error: unknown) => {
-      input.onVectorError?.(error);
-      return null;
-    });
-    if (vector) lists.push(vector);
-  }
+  const [lexical, vectorRanked] = await Promise.all([lexicalLists(scope, query, config, features), vector]);
+  const lists = vectorRanked ? [...lexical, vectorRanked] : lexical;
 
   const top = fuseRankedLists(lists).slice(0, limit);
   return loadHits(scope, top);
 }
 
 type Scope = { db: Kysely<DB>; workspaceId: string; agentId: string; candidates: number };
+type Sql = RawBuilder<unknown>;
 
-/** Queries with at most this many content words first look only at chunks matching two of them. */
+/** The full-text list and, with pg_trgm, the typo list, from one ranking statement. */
+async function lexicalLists(
+  scope: Scope,
+  query: string,
+  config: string,
+  features: DatabaseFeatures,
+): Promise<RankedList[]> {
+  const typos = features.trigram ? typoTerms(query) : [];
+  const trigram = typos.length > 0 ? trigramIds(scope, typos, config) : sql`null::text[]`;
+  const forms = await tsqueryForms(scope.db, query, config);
+  const result = await sql<{ fulltext: string[] | null; trigram: string[] | null }>`
+    select ${fullTextIds(scope, forms)} as fulltext, ${trigram} as trigram`.execute(scope.db);
+  const row = result.rows[0];
+  const lists: RankedList[] = [{ name: 'fulltext', ids: row?.fulltext ?? [] }];
+  if (features.trigram) lists.push({ name: 'trigram', ids: row?.trigram ?? [] });
+  return lists;
+}
+
+/** The strict query and each content word's query (`simple` or the agent's), as tsquery text. */
+type TsqueryForms = { strict: string; words: string[] };
+
+/**
+ * Builds the full-text queries in their own small statement, so the ranking statement, which
+ * uses each of them in several tiers, gets them as tsquery constants: the dictionaries run once
+ * and the planner still sees the values (index conditions, selectivity).
+ */
+async function tsqueryForms(db: Kysely<DB>, query: string, config: string): Promise<TsqueryForms> {
+  const terms = contentTerms(query);
+  const words = terms.map(
+    (term) =>
+      sql`(to_tsquery('simple', ${`'${term}'`}) || to_tsquery(${config}::regconfig, ${`'${term}'`}))::text`,
+  );
+  const result = await sql<{ strict: string; words: string[] }>`
+    select (websearch_to_tsquery('simple', ${query}) || websearch_to_tsquery(${config}::regconfig, ${query}))::text
+        as strict,
+      ${words.length > 0 ? sql`array[${sql.join(words)}]` : sql`array[]::text[]`} as words`.execute(db);
+  const row = result.rows[0];
+  return { strict: row?.strict ?? '', words: terms.length > 0 ? (row?.words ?? []) : [] };
+}
+
+/** Queries with at most this many content words rank the chunks matching two of them first. */
 const MAX_PAIRED_TERMS = 8;
 
 /**
  * Chunks matching the strict query (all words, phrases, -exclusions) or the OR form (any
- * content word), in `simple` and in the agent's configuration. Strict matches rank first, then
- * chunks matching more of the query's distinct words, then by cover density.
+ * content word), in `simple` and in the agent's configuration, as an array expression. Strict
+ * matches rank first, then chunks matching more of the query's distinct words, then by cover
+ * density (`ts_rank_cd` of the OR form, then of the strict query), then by id.
  *
- * A query of several words common in the corpus matches most chunks through its OR form, and
- * ranking them all is the cost of a search. Since chunks matching more words rank first, the
- * top candidates come from the chunks matching at least two words whenever there are enough
- * of those: that (much smaller) set is ranked first, and the whole OR set only when it is short.
- * The answer is the same either way.
+ * Ranking is the cost of a search (a common word matches thousands of chunks), so the chunks
+ * are taken in tiers that this order keeps apart, each found through the GIN index alone:
+ * strict matches with every word, other strict matches, chunks with two of the words, chunks
+ * with one. A tier is read only while the tiers before it hold fewer than the candidates
+ * wanted, and ranks only by what differs within it; the second cover density is computed for
+ * the few rows tied at the cut. The answer is the same as ranking every match.
  */
-async function fullTextList(scope: Scope, query: string, config: string): Promise<RankedList> {
-  const terms = contentTerms(query);
-  const strict = sql`(websearch_to_tsquery('simple', ${query}) || websearch_to_tsquery(${config}::regconfig, ${query}))`;
-  if (terms.length === 0)
-    return { name: 'fulltext', ids: await rankFullText(scope, strict, strict, strict, []) };
-  const words = terms.map(
-    (term) => sql`(to_tsquery('simple', ${`'${term}'`}) || to_tsquery(${config}::regconfig, ${`'${term}'`}))`,
-  );
-  const loose = sql`(${sql.join(words, sql` || `)})`;
-  if (terms.length >= 2 && terms.length <= MAX_PAIRED_TERMS) {
-    const pairs = words.flatMap((left, i) => words.slice(i + 1).map((right) => sql`(${left} && ${right})`));
-    const paired = await rankFullText(scope, strict, loose, sql`(${sql.join(pairs, sql` || `)})`, words);
-    if (paired.length >= scope.candidates) return { name: 'fulltext', ids: paired };
+function fullTextIds(scope: Scope, forms: TsqueryForms): Sql {
+  const n = sql.lit(scope.candidates);
+  const strict = sql`${forms.strict}::tsquery`;
+  const inScope = sql`c.workspace_id = ${scope.workspaceId} and c.agent_id = ${scope.agentId}`;
+  if (forms.words.length === 0) {
+    return sql`array(select c.id from chunks c where ${inScope} and c.tsv @@ ${strict}
+      order by ts_rank_cd(c.tsv, ${strict}) desc, c.id limit ${n})`;
   }
-  return { name: 'fulltext', ids: await rankFullText(scope, strict, loose, loose, words) };
+  const words = forms.words.map((word) => sql`${word}::tsquery`);
+  const loose = sql`(${sql.join(words, sql` || `)})`;
+  const all = sql`(${sql.join(words, sql` && `)})`;
+  const matched = sql`(${sql.join(
+    words.map((word) => sql`(c.tsv @@ ${word})::int`),
+    sql` + `,
+  )})`;
+  const paired = words.length >= 2 && words.length <= MAX_PAIRED_TERMS;
+  const pairs = paired
+    ? sql`(${sql.join(
+        words.flatMap((left, i) => words.slice(i + 1).map((right) => sql`(${left} && ${right})`)),
+        sql` || `,
+      )})`
+    : null;
+  const nonEmpty = (tsquery: Sql) => sql`numnode(${tsquery}) > 0`;
+  const fewerThanN = (earlier: string[]) =>
+    sql`${sql.join(
+      earlier.map((name) => sql`(select count(*) from ${sql.id(name)})`),
+      sql` + `,
+    )} < ${n}`;
+  /**
+   * One tier: the chunks matching `match` while the tiers before it hold fewer than n rows,
+   * with their words matched (`m`, or computed when it differs within the tier) and cover
+   * density, cut at the n-th row with its ties. Computing `m` reads each tsvector once, copied
+   * into memory: one stored out of line (TOAST) would otherwise be fetched again for every word.
+   */
+  const tier = (name: string, match: Sql, when: Sql, m: number | null) => {
+    const rows = sql`select c.id, c.tsv from chunks c where ${inScope} and c.tsv @@ ${match} and ${when}`;
+    const from =
+      m === null ? sql`(select id, (array[tsv])[1] as tsv from (${rows}) as s offset 0)` : sql`(${rows})`;
+    return sql`${sql.id(name)} as (
+      select c.id, c.tsv, ${m === null ? matched : sql.lit(m)} as m, ts_rank_cd(c.tsv, ${loose}) as r
+      from ${from} as c
+      order by m desc, r desc
+      fetch first ${n} rows with ties)`;
+  };
+  const oneWord = pairs ? sql`(${loose} && !!${strict} && !!${pairs})` : sql`(${loose} && !!${strict})`;
+  const strictAll = sql`${nonEmpty(strict)} and ${nonEmpty(all)}`;
+  const tiers = [
+    tier('t1', sql`(${strict} && ${all})`, strictAll, words.length),
+    tier('t2', sql`(${strict} && !!${all})`, sql`${strictAll} and ${fewerThanN(['t1'])}`, null),
+    pairs
+      ? tier(
+          't3',
+          sql`(${pairs} && !!${strict})`,
+          sql`${nonEmpty(pairs)} and ${fewerThanN(['t1', 't2'])}`,
+          null,
+        )
+      : sql`t3 as (select null::text as id, null::tsvector as tsv, 0 as m, 0::real as r where false)`,
+    tier(
+      't4',
+      oneWord,
+      sql`${nonEmpty(loose)} and ${fewerThanN(['t1', 't2', 't3'])}`,
+      pairs || words.length === 1 ? 1 : null,
+    ),
+  ];
+  return sql`array(
+    with ${sql.join(tiers, sql`, `)}
+    select t.id from (
+      select id, tsv, true as strict, m, r from t1
+      union all select id, tsv, true, m, r from t2
+      union all select id, tsv, false, m, r from t3
+      union all select id, tsv, false, m, r from t4
+    ) as t
+    order by t.strict desc, t.m desc, t.r desc, ts_rank_cd(t.tsv, ${strict}) desc, t.id
+    limit ${n})`;
 }
 
-/** Chunks matching `strict` or `filter`, ranked by strict match, words matched and cover density. */
-async function rankFullText(
-  scope: Scope,
-  strict: RawBuilder<unknown>,
-  loose: RawBuilder<unknown>,
-  filter: RawBuilder<unknown>,
-  words: RawBuilder<unknown>[],
-): Promise<string[]> {
-  const matched =
-    words.length === 0
-      ? sql`0::int` // a bare 0 would be an ORDER BY position
-      : sql.join(
-          words.map((word) => sql`(c.tsv @@ ${word})::int`),
-          sql` + `,
-        );
-  const result = await sql<{ id: string }>`
-    with q as (select ${strict} as strict, ${loose} as loose, ${filter} as filter)
-    select c.id
-    from chunks c, q
-    where c.workspace_id = ${scope.workspaceId}
-      and c.agent_id = ${scope.agentId}
-      and (c.tsv @@ q.strict or c.tsv @@ q.filter)
-    order by (c.tsv @@ q.strict) desc,
-      ${matched} desc,
-      ts_rank_cd(c.tsv, q.loose) desc,
-      ts_rank_cd(c.tsv, q.strict) desc,
-      c.id
-    limit ${scope.candidates}`.execute(scope.db);
-  return result.rows.map((row) => row.id);
-}
-
-/**
- * Typo tolerance: each query word the agent's vocabulary does not know is replaced by the
- * vocabulary words most similar to it (pg_trgm similarity over short words, through
- * agent_words_trgm_idx), and chunks containing those words are ranked as full-text would. So
- * `refnd polcy` finds "refund policy" without comparing the query with whole chunk texts.
- */
-async function trigramList(scope: Scope, query: string, config: string): Promise<RankedList> {
-  const terms = queryTerms(query).filter(
+/** The query words typo tolerance tries to correct: vocabulary-sized, not numbers, not function words. */
+function typoTerms(query: string): string[] {
+  return queryTerms(query).filter(
     (term) =>
       term.length >= VOCABULARY_MIN_LENGTH &&
       term.length <= VOCABULARY_MAX_LENGTH &&
       !/^\d+$/.test(term) &&
       !isFunctionWord(term),
   );
-  if (terms.length === 0) return { name: 'trigram', ids: [] };
-  const rows = await scope.db.transaction().execute(async (trx) => {
-    await sql`select set_config('pg_trgm.similarity_threshold', ${String(TRIGRAM_THRESHOLD)}, true)`.execute(
-      trx,
-    );
-    const corrections = await sql<{ word: string }>`
-      select distinct w.word
-      from unnest(${terms}::text[]) as q(term)
-      cross join lateral (
-        select v.word from agent_words v
-        where v.agent_id = ${scope.agentId} and v.word % q.term and v.word <> q.term
-        order by similarity(v.word, q.term) desc, v.word
-        limit ${CORRECTIONS_PER_TERM}
-      ) as w
-      where not exists (select 1 from agent_words k where k.agent_id = ${scope.agentId} and k.word = q.term)`.execute(
-      trx,
-    );
-    if (corrections.rows.length === 0) return [];
-    const or = corrections.rows.map((row) => `'${row.word}'`).join(' | ');
-    const result = await sql<{ id: string }>`
-      with q as (select (to_tsquery('simple', ${or}) || to_tsquery(${config}::regconfig, ${or})) as query)
-      select c.id
-      from chunks c, q
-      where c.workspace_id = ${scope.workspaceId}
-        and c.agent_id = ${scope.agentId}
-        and c.tsv @@ q.query
-      order by ts_rank_cd(c.tsv, q.query) desc, c.id
-      limit ${scope.candidates}`.execute(trx);
-    return result.rows;
-  });
-  return { name: 'trigram', ids: rows.map((row) => row.id) };
+}
+
+/**
+ * Typo tolerance, as an array expression: each query word the agent's vocabulary does not know
+ * is replaced by the vocabulary words most similar to it (see `correctionsQuery`), and chunks
+ * containing those words are ranked as full-text would. So `refnd polcy` finds "refund policy"
+ * without comparing the query with whole chunk texts.
+ */
+function trigramIds(scope: Scope, terms: readonly string[], config: string): Sql {
+  return sql`array(
+    with q as (select ${correctionsQuery(scope.agentId, terms, config)} as query)
+    select c.id
+    from chunks c
+    where c.workspace_id = ${scope.workspaceId}
+      and c.agent_id = ${scope.agentId}
+      and c.tsv @@ (select q.query from q)
+    order by ts_rank_cd(c.tsv, (select q.query from q)) desc, c.id
+    limit ${sql.lit(scope.candidates)})`;
 }
 
 /** Budget for embedding a query; past it the search answers without the vector list. */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Queryable } from '../services/context.js';
 
 /** Words shorter than this are not worth correcting; longer ones are not words. */
@@ -33,4 +33,38 @@ export async function recordVocabulary(db: Queryable, agentId: string, text: str
     insert into agent_words (agent_id, word)
     select ${agentId}, w from unnest(${words}::text[]) as w
     on conflict do nothing`.execute(db);
+}
+
+/** Below this trigram similarity a vocabulary word is no correction of a query word. */
+export const TRIGRAM_THRESHOLD = 0.4;
+/** Vocabulary words tried per unknown query word, most similar first. */
+export const CORRECTIONS_PER_TERM = 3;
+
+/**
+ * SQL for the typo corrections of `terms` as one tsquery (`simple` or `config`), null when there
+ * are none: each term the agent's vocabulary does not know is replaced by the CORRECTIONS_PER_TERM
+ * vocabulary words most similar to it (pg_trgm, through agent_words_trgm_idx). `%` finds them
+ * at pg_trgm's own threshold (0.3 unless changed) and the explicit TRIGRAM_THRESHOLD decides, so
+ * no setting has to be changed first (a server threshold above it only means fewer candidates).
+ */
+export function correctionsQuery(
+  agentId: string,
+  terms: readonly string[],
+  config: string,
+): RawBuilder<unknown> {
+  return sql`(
+    select to_tsquery('simple', f.words) || to_tsquery(${config}::regconfig, f.words)
+    from (
+      select string_agg(distinct '''' || w.word || '''', ' | ') as words
+      from unnest(${terms}::text[]) as q(term)
+      cross join lateral (
+        select v.word from agent_words v
+        where v.agent_id = ${agentId} and v.word % q.term and v.word <> q.term
+          and similarity(v.word, q.term) >= ${TRIGRAM_THRESHOLD}
+        order by similarity(v.word, q.term) desc, v.word
+        limit ${CORRECTIONS_PER_TERM}
+      ) as w
+      where not exists (select 1 from agent_words k where k.agent_id = ${agentId} and k.word = q.term)
+    ) as f
+    where f.words is not null)`;
 }

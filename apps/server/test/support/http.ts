@@ -132,6 +132,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     openapi: '/api/v1/admin/conversations/{id}/release',
   },
   { method: 'GET', url: '/api/v1/admin/leads', openapi: '/api/v1/admin/leads' },
+  { method: 'GET', url: '/api/v1/admin/agents/01ABC/embed', openapi: '/api/v1/admin/agents/{id}/embed' },
   { method: 'GET', url: '/api/v1/admin/webhooks', openapi: '/api/v1/admin/webhooks' },
   {
     method: 'POST',

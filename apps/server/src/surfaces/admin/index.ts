@@ -4,6 +4,7 @@ import { accountRoutes } from './account.route.js';
 import { authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
 import { conversationRoutes } from './conversations.route.js';
+import { embedRoutes } from './embed.route.js';
 import { kbRoutes } from './kb.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
@@ -28,6 +29,7 @@ export function adminSurface(deps: AppDeps) {
     await app.register(uploadRoutes(deps));
     await app.register(searchRoutes(deps));
     await app.register(kbRoutes(deps));
+    await app.register(embedRoutes(deps));
     await app.register(leadRoutes(deps));
     await app.register(llmKeyRoutes(deps));
     await app.register(conversationRoutes(deps));

@@ -1,0 +1,62 @@
+import { dataEnvelope } from '@service/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../app-deps.js';
+import { getAgent } from '../../services/agents.js';
+import { widgetAssets } from '../../widget-assets/widget-manifest.js';
+import { adminScope } from './admin-auth.js';
+import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+
+const ZEmbed = z.object({
+  agent_id: z.string(),
+  script_url: z
+    .string()
+    .describe('/widget/widget.js?v=<build hash>: a stable path, the query only busts caches'),
+  snippet: z.string().describe('The one script tag to paste before </body>'),
+  is_published: z.boolean(),
+  allowed_origins: z.array(z.string()),
+});
+
+/** Escapes a value for a double-quoted HTML attribute. */
+function attribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** `GET /api/v1/admin/agents/{id}/embed`: the script tag a site owner pastes (never a hashed file name). */
+export function embedRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  const assets = deps.widgetAssets ?? widgetAssets(deps.config.widgetDistDir);
+  return async (app) => {
+    app.get(
+      '/agents/:id/embed',
+      {
+        schema: {
+          tags: ['admin: agents'],
+          summary: "The agent's embed snippet",
+          description:
+            'The script URL comes from PUBLIC_BASE_URL (or the Host of this request). The widget only answers on ' +
+            'a published agent from its allowed_origins.',
+          security: bearerSecurity,
+          params: ZIdParams,
+          response: { 200: dataEnvelope(ZEmbed), ...recordErrorResponses },
+        },
+      },
+      async (request) => {
+        const scope = adminScope(deps.database.db, request);
+        const agent = await getAgent(scope, request.params.id);
+        const base = deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+        const hash = (await assets.manifest())?.widget.hash;
+        const scriptUrl = `${base}/widget/widget.js${hash ? `?v=${hash}` : ''}`;
+        const snippet = `<script src="${attribute(scriptUrl)}" data-agent-id="${attribute(agent.id)}" async></script>`;
+        return {
+          data: {
+            agent_id: agent.id,
+            script_url: scriptUrl,
+            snippet,
+            is_published: agent.is_published,
+            allowed_origins: agent.allowed_origins,
+          },
+        };
+      },
+    );
+  };
+}
