@@ -185,7 +185,7 @@ describe('LLM providers against the fake upstream', () => {
     assert.deepEqual(tokens(events), ['Bon', 'jour']);
     assert.deepEqual(events.at(-1), { type: 'end', finishReason: 'stop' });
     assert.equal(provider.label, 'anthropic:claude-3-5-haiku-latest');
-    const seen = fake.requests.at(-1);
+    const seen = fake.requests.filter((request) => request.api === 'anthropic').at(-1);
     assert.equal(seen?.path, '/v1/messages');
     assert.ok(
       seen?.authorization === 'Bearer sk-ant-test' || seen?.apiKeyHeader === 'sk-ant-test',
@@ -215,7 +215,7 @@ describe('LLM providers against the fake upstream', () => {
       },
       { type: 'end', finishReason: 'tool_calls' },
     ]);
-    const body = fake.requests.at(-1)?.body;
+    const body = fake.requests.filter((request) => request.api === 'anthropic').at(-1)?.body;
     assert.deepEqual(body?.tools, [
       { name: TOOL.name, description: TOOL.description, input_schema: TOOL.parameters },
     ]);
