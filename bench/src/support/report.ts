@@ -59,7 +59,7 @@ export function printComparison(
   }
 }
 
-/** Prints why each voided scenario's numbers are void; returns the exit code (1 if any, else 0). */
+/** Prints why each voided scenario's numbers are void; returns the exit code (1 when one was void, else 0). */
 export function reportFailures(rows: Measurement[]): number {
   const failed = rows.filter((row) => row.failures > 0 || row.problem !== null);
   for (const row of failed) {

@@ -154,7 +154,7 @@ export type Config = Readonly<{
   wpThrottlePerMinute: number;
   /**
    * Which proxies may set X-Forwarded-For (Fastify's `trustProxy`): false (the socket's peer is
-   * the client), true (any), or proxy addresses/CIDRs. Per-IP limits depend on it.
+   * the client), true (trust every proxy), or proxy addresses/CIDRs. Per-IP limits depend on it.
    */
   trustProxy: boolean | string;
   /** Seed a labelled demo workspace, agent and sample knowledge on an empty embedded store. */

@@ -10,7 +10,7 @@ export type ToolSpec = { name: string; description: string; parameters: Record<s
 /** A finished tool call the model asked for; `arguments` is its JSON text as the model sent it. */
 export type ToolCall = { id: string; name: string; arguments: string };
 
-/** What a streamed completion yields: text as it comes, then tool calls (if any), then the end. */
+/** What a streamed completion yields: text as it comes, then the tool calls it asked for, then the end. */
 export type LlmEvent =
   | { type: 'token'; text: string }
   | { type: 'tool_calls'; calls: readonly ToolCall[] }
