@@ -101,13 +101,13 @@ describe('widget origin checks over HTTP', () => {
       (await initRequest(t, { agent_id: open.agentId, anon_id: newAnonId() }, { origin: null })).statusCode,
       200,
     );
-    const any = await initRequest(
+    const elsewhere = await initRequest(
       t,
       { agent_id: open.agentId, anon_id: newAnonId() },
       { origin: 'https://elsewhere.test' },
     );
-    assert.equal(any.statusCode, 200);
-    assert.equal(any.headers['access-control-allow-origin'], 'https://elsewhere.test', 'reflected, never *');
+    assert.equal(elsewhere.statusCode, 200);
+    assert.equal(elsewhere.headers['access-control-allow-origin'], 'https://elsewhere.test', 'reflected, never *');
   });
 
   test('init: unknown or unpublished agent → 404', async () => {
