@@ -159,7 +159,7 @@ describe('widget origin checks over HTTP', () => {
     );
   });
 
-  test('preflight: any well-formed origin may ask; the answer names methods and headers', async () => {
+  test('preflight: every well-formed origin may ask; the answer names methods and headers', async () => {
     const res = await t.app.inject({
       method: 'OPTIONS',
       url: '/v1/widget/messages/stream',

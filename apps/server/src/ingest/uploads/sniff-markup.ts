@@ -45,7 +45,7 @@ function isSniffWhitespace(char: string): boolean {
 /**
  * Returns the markup kind when `text` starts (after a BOM, whitespace and `<!-- -->`
  * comments) like an HTML, SVG or XML document, else undefined. Deliberately stricter than
- * the browser's sniffer: any leading `<tag`, `<!…` or `<?…` counts, so a Markdown file
+ * the browser's sniffer: every leading `<tag`, `<!…` or `<?…` counts, so a Markdown file
  * that opens with raw HTML is refused too (fail closed).
  */
 export function sniffMarkup(text: string): MarkupKind | undefined {

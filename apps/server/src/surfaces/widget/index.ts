@@ -45,7 +45,7 @@ export function widgetSurface(deps: AppDeps, limits: RateLimits) {
     app.addHook('onSend', async (request, reply) => {
       if (request.method !== 'OPTIONS') applyCors(request, reply);
     });
-    // Preflights carry no body and no token, so the agent is unknown here: any well-formed origin
+    // Preflights carry no body and no token, so the agent is unknown here; every well-formed origin
     // may ask, and the real request is then held to the agent's policy (403 and no CORS otherwise).
     for (const url of ['/v1/widget/*', '/api/v1/widget/*']) {
       app.options(url, { schema: { hide: true } }, async (request, reply) => {
