@@ -107,7 +107,11 @@ describe('widget origin checks over HTTP', () => {
       { origin: 'https://elsewhere.test' },
     );
     assert.equal(elsewhere.statusCode, 200);
-    assert.equal(elsewhere.headers['access-control-allow-origin'], 'https://elsewhere.test', 'reflected, never *');
+    assert.equal(
+      elsewhere.headers['access-control-allow-origin'],
+      'https://elsewhere.test',
+      'reflected, never *',
+    );
   });
 
   test('init: unknown or unpublished agent → 404', async () => {
