@@ -1,12 +1,4 @@
-import {
-  DEFAULT_THEME,
-  type TAgent,
-  type TAgentCreate,
-  type TAgentUpdate,
-  type TWidgetFeatureSettings,
-  ZBehaviorRules,
-  ZWidgetFeatureSettings,
-} from '@service/contract';
+import { DEFAULT_THEME, type TAgent, type TAgentCreate, type TAgentUpdate } from '@service/contract';
 import type { AgentRow, StoredTheme } from '../db/schema.js';
 import { notFound } from '../errors/app-error.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -15,6 +7,7 @@ import { recordAudit } from './audit.js';
 import { iso, type Queryable, type TenantScope } from './context.js';
 import { reindexAgentLanguageDocuments } from './documents.js';
 import { type KbIndexing, syncKbForAgent } from './kb-index.js';
+import { DEFAULT_WIDGET_FEATURES, storedBehaviorRules, storedWidgetFeatures } from './widget-caller.js';
 
 /** Lists the workspace's agents, oldest first. */
 export async function listAgents(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TAgent[]> {
@@ -133,7 +126,7 @@ export async function updateAgent(
         ...(input.behavior_rules !== undefined && { behavior_rules: JSON.stringify(input.behavior_rules) }),
         ...(input.auto_index_pages !== undefined && { auto_index_pages: input.auto_index_pages }),
         ...(input.widget_features !== undefined && {
-          widget_features: JSON.stringify({ ...storedFeatures(current), ...input.widget_features }),
+          widget_features: JSON.stringify({ ...storedWidgetFeatures(current), ...input.widget_features }),
         }),
         updated_at: new Date(),
       })
@@ -188,27 +181,10 @@ function toAgent(row: AgentRow): TAgent {
     allowed_origins: row.allowed_origins,
     theme: { ...DEFAULT_THEME, ...row.theme },
     system_prompt: row.system_prompt,
-    behavior_rules: ZStoredBehaviorRules.parse(row.behavior_rules),
+    behavior_rules: storedBehaviorRules(row),
     auto_index_pages: row.auto_index_pages,
-    widget_features: storedFeatures(row),
+    widget_features: storedWidgetFeatures(row),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-  };
-}
-
-const ZStoredBehaviorRules = ZBehaviorRules.catch([]);
-const ZStoredFeatures = ZWidgetFeatureSettings.partial().catch({});
-
-/** Widget features a new agent starts with: all on. */
-const DEFAULT_WIDGET_FEATURES: TWidgetFeatureSettings = Object.freeze({
-  leads: true,
-  human: true,
-  satisfaction: true,
-});
-
-function storedFeatures(row: AgentRow): TWidgetFeatureSettings {
-  return {
-    ...DEFAULT_WIDGET_FEATURES,
-    ...ZStoredFeatures.parse(row.widget_features),
   };
 }

@@ -1,8 +1,10 @@
 import {
   isOriginAllowed,
+  type TBehaviorRule,
   type TWidgetFeatureSettings,
   type TWidgetMessage,
   type TWidgetTokenClaims,
+  ZBehaviorRules,
   ZBlock,
   ZCitation,
   ZWidgetFeatureSettings,
@@ -80,8 +82,21 @@ function agentFromJson(value: unknown): AgentRow {
   return ZAgentJson.parse(value);
 }
 
+/** Widget features a new agent starts with: all on. */
+export const DEFAULT_WIDGET_FEATURES: TWidgetFeatureSettings = Object.freeze({
+  leads: true,
+  human: true,
+  satisfaction: true,
+});
+
+/** The agent's stored behaviour rules; rules that no longer parse are dropped rather than failing. */
+export function storedBehaviorRules(agent: Pick<AgentRow, 'behavior_rules'>): TBehaviorRule[] {
+  return ZStoredBehaviorRules.parse(agent.behavior_rules);
+}
+
 // Schemas are built once: constructing a zod schema costs far more than running it.
 const ZStoredFeatures = ZWidgetFeatureSettings.partial().catch({});
+const ZStoredBehaviorRules = ZBehaviorRules.catch([]);
 const ZStoredCitations = z.array(ZCitation).catch([]);
 const ZStoredBlocks = z.array(ZBlock.or(z.null()).catch(null)).catch([]);
 
@@ -91,13 +106,8 @@ export function agentAllowsOrigin(agent: AgentRow, origin: string | undefined): 
 }
 
 /** The agent's own switches (leads, human, satisfaction), defaults filled in. */
-export function storedWidgetFeatures(agent: AgentRow): TWidgetFeatureSettings {
-  return {
-    leads: true,
-    human: true,
-    satisfaction: true,
-    ...ZStoredFeatures.parse(agent.widget_features),
-  };
+export function storedWidgetFeatures(agent: Pick<AgentRow, 'widget_features'>): TWidgetFeatureSettings {
+  return { ...DEFAULT_WIDGET_FEATURES, ...ZStoredFeatures.parse(agent.widget_features) };
 }
 
 /** Converts a stored (or admin-wire) message for the widget; unknown block kinds are dropped. */

@@ -1,9 +1,4 @@
-import {
-  type TWidgetInitRequest,
-  type TWidgetInitResponse,
-  WIDGET_HISTORY_HOURS,
-  ZBehaviorRules,
-} from '@service/contract';
+import { type TWidgetInitRequest, type TWidgetInitResponse, WIDGET_HISTORY_HOURS } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { AgentRow, DB } from '../db/schema.js';
 import type { ConversationRow } from '../db/schema-conversations.js';
@@ -11,11 +6,8 @@ import { newId } from '../security/ids.js';
 import { verifyShopperToken } from '../security/shopper-token.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../security/widget-token.js';
 import type { Queryable } from './context.js';
-import { storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
+import { storedBehaviorRules, storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
-
-/** Stored rules that no longer parse are dropped rather than failing init. */
-const ZStoredBehaviorRules = ZBehaviorRules.catch([]);
 
 /** A published agent and whether its site synced coupons (one query), or null. */
 export type WidgetAgent = { agent: AgentRow; hasCoupons: boolean };
@@ -123,7 +115,7 @@ export async function startWidgetSession(input: StartSessionInput): Promise<TWid
       site_type: agent.site_type,
       theme: agent.theme,
       features: widgetFeatures(agent, hasCoupons),
-      behavior_rules: ZStoredBehaviorRules.parse(agent.behavior_rules),
+      behavior_rules: storedBehaviorRules(agent),
     },
     language: resolveLanguage(request.locale, agent.language_default, input.acceptLanguage),
     shopper_verified: conversation.shopper_verified_at !== null,
