@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZWidgetAnswer } from '@service/contract';
+import { DATA_COMMANDS } from '../src/cli/commands.js';
+import { AppError } from '../src/errors/app-error.js';
 import { createLogger } from '../src/logger.js';
 import { seedDemo } from '../src/services/demo-seed.js';
 import { expectData } from './support/http.js';
@@ -65,6 +67,41 @@ describe('the demo seed', () => {
     );
   });
 
+  test('demo:connect allows a local shop origin on the demo agent and issues a working integration token', async () => {
+    const ctx = { config: t.config, database: t.database, log: createLogger('silent') };
+    const first = await DATA_COMMANDS['demo:connect'](ctx, { origin: ' http://LOCALHOST:4100/ ' });
+    const again = await DATA_COMMANDS['demo:connect'](ctx, { origin: 'http://localhost:4100' });
+    assert.notEqual(first.token, again.token, 'each call issues a fresh token');
+    const agent = await t.database.db
+      .selectFrom('agents')
+      .select('allowed_origins')
+      .where('id', '=', first.agent_id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(agent.allowed_origins, [SITE, 'http://localhost:4100'], 'added once, normalised');
+    const handshake = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/wp/handshake',
+      headers: { authorization: `Bearer ${first.token}` },
+      payload: {
+        site_url: 'http://localhost:4100',
+        plugin_version: '0.1.0',
+        commerce_active: true,
+        cms_version: 'demo',
+      },
+    });
+    assert.equal(handshake.statusCode, 200, handshake.body);
+    assert.match(handshake.body, new RegExp(first.agent_id));
+    assert.match(handshake.body, /"abilities":\["wp:integration"\]/);
+
+    for (const origin of ['localhost:4100', 'http://localhost:4100/path', '*', 'javascript:alert(1)']) {
+      await assert.rejects(
+        DATA_COMMANDS['demo:connect'](ctx, { origin }),
+        (error: unknown) => error instanceof AppError && error.code === 'validation_failed',
+        origin,
+      );
+    }
+  });
+
   test('a later start adds the new origin and seeds nothing twice; a store with other workspaces and no demo is left alone', async () => {
     const again = await seed(['http://localhost:9000']);
     assert.equal(again?.created, false);
@@ -73,12 +110,20 @@ describe('the demo seed', () => {
       .select('allowed_origins')
       .where('id', '=', again?.agentId ?? '')
       .executeTakeFirstOrThrow();
-    assert.deepEqual(agent.allowed_origins, [SITE, 'http://localhost:9000']);
+    assert.deepEqual(agent.allowed_origins, [SITE, 'http://localhost:4100', 'http://localhost:9000']);
     assert.equal((await t.database.db.selectFrom('workspaces').select('id').execute()).length, 1);
 
     await t.database.db.deleteFrom('workspaces').where('slug', '=', 'demo').execute();
     await seedTenant(t, 'Acme');
     assert.equal(await seed([SITE]), null);
+    await assert.rejects(
+      DATA_COMMANDS['demo:connect'](
+        { config: t.config, database: t.database, log: createLogger('silent') },
+        { origin: SITE },
+      ),
+      (error: unknown) =>
+        error instanceof AppError && error.code === 'not_found' && /DEMO_SEED/.test(error.message),
+    );
     assert.equal((await t.app.inject({ method: 'GET', url: '/demo' })).statusCode, 404);
   });
 });

@@ -23,6 +23,8 @@ export type AnswerInput = {
   context: AnswerContext;
   provider: LlmProvider | null;
   features: { human: boolean; coupons: boolean };
+  /** Offline only: a reply decided before retrieval (an order question), streamed as the answer. */
+  offlineReply?: string | null;
   emit: FrameSink;
   now: () => Date;
   signal?: AbortSignal;
@@ -97,17 +99,19 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
       onToken(text);
     }
   } else {
-    const offline = composeOfflineAnswer({
-      question: input.question,
-      language: input.language,
-      passages: input.context.sources.map((source) => ({
-        id: source.id,
-        title: source.hit.title,
-        url: source.hit.url,
-        content: source.hit.content,
-        fromText: source.fromText,
-      })),
-    });
+    const offline = input.offlineReply
+      ? { text: input.offlineReply }
+      : composeOfflineAnswer({
+          question: input.question,
+          language: input.language,
+          passages: input.context.sources.map((source) => ({
+            id: source.id,
+            title: source.hit.title,
+            url: source.hit.url,
+            content: source.hit.content,
+            fromText: source.fromText,
+          })),
+        });
     outcome = offline ? 'answered' : 'no_answer';
     text = offline ? offline.text : noAnswerReply(input.language, input.features.human);
     const words = text.split(/(?<=\s)/);

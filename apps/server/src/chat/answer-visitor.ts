@@ -8,6 +8,7 @@ import { modelHistory, recordVisitorMessage } from '../services/widget-conversat
 import { resolveLanguage } from '../services/widget-language.js';
 import { loadAnswerContext } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
+import { offlineOrderReply } from './offline-orders.js';
 import { orderTools } from './order-tool.js';
 
 /**
@@ -52,6 +53,17 @@ export async function answerVisitor(options: {
     resolveProvider({ db, config: deps.config, workspaceId: caller.workspaceId }),
     modelHistory(db, caller, questionId),
   ]);
+  // Offline there is no model to call the order tool, so order questions are recognised here.
+  const offlineReply =
+    provider === null
+      ? await offlineOrderReply({
+          deps,
+          caller,
+          question: options.message,
+          language,
+          onFailure: (reason) => options.log.warn({ reason }, 'order lookup failed'),
+        })
+      : null;
   const features = storedWidgetFeatures(caller.agent);
   return answerQuestion({
     db,
@@ -64,6 +76,7 @@ export async function answerVisitor(options: {
       human: features.human,
       coupons: caller.agent.site_type === 'ecommerce' && context.coupons.length > 0,
     },
+    offlineReply,
     emit: options.emit,
     now: options.now,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ZAbility } from '@service/contract';
+import { normalizeOrigin, ZAbility } from '@service/contract';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config/config.js';
@@ -19,6 +19,7 @@ import { MAX_LIMIT } from '../retrieval/search.js';
 import { getWorkspace } from '../services/accounts.js';
 import { createApiToken } from '../services/api-tokens.js';
 import { bootstrap } from '../services/bootstrap.js';
+import { connectDemoShop } from '../services/demo-seed.js';
 
 /**
  * What a data command runs against: the store of this process or of the running service.
@@ -39,6 +40,17 @@ const ZTokenCreateArgs = z.strictObject({
     .min(1)
     .transform((value) => value.split(',').map((ability) => ability.trim()))
     .pipe(z.array(ZAbility).min(1)),
+});
+
+const ZDemoConnectArgs = z.strictObject({
+  origin: z.string().transform((value, ctx) => {
+    const origin = normalizeOrigin(value);
+    if (origin === null) {
+      ctx.addIssue({ code: 'custom', message: 'Must be an origin such as http://localhost:4100.' });
+      return z.NEVER;
+    }
+    return origin;
+  }),
 });
 
 const ZEvalArgs = z.strictObject({
@@ -66,6 +78,12 @@ export const DATA_COMMANDS = {
       { name: parsed.data.name, abilities: parsed.data.abilities },
     );
     return { ...token, workspace_id: workspace.id };
+  },
+  /** Connects a local demo shop to the seeded demo workspace (origin allowed, integration token issued). */
+  async 'demo:connect'(ctx: CommandContext, args: Record<string, unknown>) {
+    const parsed = ZDemoConnectArgs.safeParse(args);
+    if (!parsed.success) throw validationErrorFromZod(parsed.error.issues);
+    return connectDemoShop({ db: ctx.database.db, origin: parsed.data.origin });
   },
   async migrate(ctx: CommandContext) {
     return migrate(ctx.database.pool, await loadMigrations());

@@ -17,6 +17,12 @@ export function formatResult(command: string, result: unknown, json: boolean): s
         `  ${at('token')}`,
         `Shopper signing secret: ${at('shopper_signing_secret')}`,
       ].join('\n');
+    case 'demo:connect':
+      return [
+        `Demo agent ${at('agent_id')} now accepts the shop's origin.`,
+        'Site integration token (shown once; store it now):',
+        `  ${at('token')}`,
+      ].join('\n');
     case 'migrate':
       return at('applied') === ''
         ? `Nothing to migrate; database is at ${at('current')}.`

@@ -20,6 +20,9 @@ Commands:
                        Create the first (or another) owner, their workspace and an admin API token.
   token:create --workspace ID --name N --abilities admin,wp:integration [--json]
                        Issue an API token; prints the plaintext once.
+  demo:connect --origin URL [--json]
+                       Connect a local demo shop (npm run demo) to the seeded demo workspace:
+                       allow its origin on the demo agent and issue a wp:integration token.
   migrate [--json]     Apply pending database migrations.
   eval --agent ID --golden FILE.jsonl [--limit N] [--min-recall5 X] [--json]
                        Score an agent's retrieval on golden questions (one JSON object a line:
@@ -55,6 +58,7 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
       limit: { type: 'string' },
       'min-recall5': { type: 'string' },
       'new-key': { type: 'string' },
+      origin: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../db/schema.js';
+import { AppError } from '../errors/app-error.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { newId } from '../security/ids.js';
 import { createAgent } from './agents.js';
+import { createApiToken } from './api-tokens.js';
 import type { TenantScope } from './context.js';
 import { createSource } from './sources.js';
 
@@ -104,4 +106,43 @@ export async function findDemoAgent(db: Kysely<DB>): Promise<string | null> {
     .orderBy('agents.created_at')
     .executeTakeFirst();
   return row?.id ?? null;
+}
+
+/** What `demo:connect` gives the demo shop: a site-integration token and the agent to embed. */
+export type DemoShopConnection = { token: string; token_id: string; agent_id: string; workspace_id: string };
+
+/**
+ * Connects a local demo shop to the demo workspace: adds the shop's origin to the demo agent's
+ * allowed origins and issues a `wp:integration` token (plaintext returned once). Only the
+ * seeded demo workspace is ever touched; without it this is `not_found`.
+ */
+export async function connectDemoShop(options: {
+  db: Kysely<DB>;
+  origin: string;
+}): Promise<DemoShopConnection> {
+  const { db } = options;
+  const agentId = await findDemoAgent(db);
+  if (agentId === null) {
+    throw new AppError('not_found', {
+      message:
+        'No demo workspace: start the service on the embedded store with DEMO_SEED=true (the default) first.',
+    });
+  }
+  const agent = await db
+    .selectFrom('agents')
+    .select(['workspace_id', 'allowed_origins'])
+    .where('id', '=', agentId)
+    .executeTakeFirstOrThrow();
+  if (!agent.allowed_origins.includes(options.origin)) {
+    await db
+      .updateTable('agents')
+      .set({ allowed_origins: [...agent.allowed_origins, options.origin], updated_at: new Date() })
+      .where('id', '=', agentId)
+      .execute();
+  }
+  const token = await createApiToken(
+    { db, workspaceId: agent.workspace_id, actor: { type: 'cli', id: null } },
+    { name: `Demo shop (${options.origin})`, abilities: ['wp:integration'] },
+  );
+  return { token: token.token, token_id: token.id, agent_id: agentId, workspace_id: agent.workspace_id };
 }
