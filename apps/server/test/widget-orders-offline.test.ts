@@ -73,6 +73,7 @@ describe('order questions without a model (offline responder)', () => {
     );
     assert.match(answer.text, /\[Track the parcel\]\(https:\/\/track\.example\.com\/p\?id=%281%29\)/);
     assert.match(answer.text, /\*\*Order A-101\*\*.*completed; total/);
+    assert.deepEqual(answer.blocks, [], 'an answered order question offers no human');
     assert.doesNotMatch(answer.text, /B-200/, "another user's orders are never shown");
     assert.ok(answer.message_id, 'the answer is stored');
 
@@ -91,6 +92,11 @@ describe('order questions without a model (offline responder)', () => {
     const answer = await ask(anonymous.token, 'Where is my order #A-100?');
     assert.match(answer.text, /only for signed-in customers/);
     assert.doesNotMatch(answer.text, /A-100|processing/);
+    assert.deepEqual(
+      answer.blocks.map((block) => block.type),
+      ['escalation'],
+      'a visitor left without their order is offered a human',
+    );
     assert.equal(site.received(), before);
   });
 

@@ -23,8 +23,11 @@ export type AnswerInput = {
   context: AnswerContext;
   provider: LlmProvider | null;
   features: { human: boolean; coupons: boolean };
-  /** Offline only: a reply decided before retrieval (an order question), streamed as the answer. */
-  offlineReply?: string | null;
+  /**
+   * Offline only: a reply decided before retrieval (an order question), streamed as the answer;
+   * `answered` false (e.g. "please sign in") offers a human after it, as "I don't know" does.
+   */
+  offlineReply?: { text: string; answered: boolean } | null;
   emit: FrameSink;
   now: () => Date;
   signal?: AbortSignal;
@@ -99,8 +102,9 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
       onToken(text);
     }
   } else {
-    const offline = input.offlineReply
-      ? { text: input.offlineReply }
+    const reply = input.offlineReply ?? null;
+    const offline = reply
+      ? { text: reply.text }
       : composeOfflineAnswer({
           question: input.question,
           language: input.language,
@@ -112,7 +116,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
             fromText: source.fromText,
           })),
         });
-    outcome = offline ? 'answered' : 'no_answer';
+    outcome = offline && reply?.answered !== false ? 'answered' : 'no_answer';
     text = offline ? offline.text : noAnswerReply(input.language, input.features.human);
     const words = text.split(/(?<=\s)/);
     for (let i = 0; i < words.length; i += OFFLINE_WORDS_PER_FRAME) {

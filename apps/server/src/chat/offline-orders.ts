@@ -83,6 +83,9 @@ function phrasesFor(language: string): Phrases {
   return PHRASES[language] ?? PHRASES[language.split('-')[0] ?? ''] ?? fallback;
 }
 
+/** An offline order reply: its text, and whether it answered (listed orders) or left the visitor stuck. */
+export type OfflineOrderReply = { text: string; answered: boolean };
+
 /**
  * The offline responder's answer to an order question: a verified shopper's own orders (looked
  * up on the site with the `wp_user_id` of their verified shopper token, never one from the
@@ -95,13 +98,13 @@ export async function offlineOrderReply(options: {
   question: string;
   language: string;
   onFailure: (reason: string) => void;
-}): Promise<string | null> {
+}): Promise<OfflineOrderReply | null> {
   const asked = readOrderQuestion(options.question);
   if (asked === null) return null;
   const words = phrasesFor(options.language);
   const { conversation } = options.caller;
   if (conversation.shopper_verified_at === null || conversation.shopper_wp_user_id === null) {
-    return words.signIn;
+    return stuck(words.signIn);
   }
   const result = await lookupOrders({
     db: options.deps.database.db,
@@ -114,14 +117,22 @@ export async function offlineOrderReply(options: {
   });
   if (!result.ok) {
     options.onFailure(`${result.kind}: ${result.message}`);
-    return words.unreachable;
+    return stuck(words.unreachable);
   }
-  if (result.data.note === 'commerce_inactive') return words.inactive;
+  if (result.data.note === 'commerce_inactive') return stuck(words.inactive);
   const orders = result.data.orders.slice(0, OFFLINE_ORDER_LIMIT);
   if (orders.length === 0) {
-    return asked.orderNumber === null ? words.none : words.noneNumbered(asked.orderNumber);
+    return stuck(asked.orderNumber === null ? words.none : words.noneNumbered(asked.orderNumber));
   }
-  return [words.intro, '', ...orders.map((order) => orderLine(order, words))].join('\n');
+  return {
+    text: [words.intro, '', ...orders.map((order) => orderLine(order, words))].join('\n'),
+    answered: true,
+  };
+}
+
+/** A reply that leaves the visitor without their order: the engine offers a human after it. */
+function stuck(text: string): OfflineOrderReply {
+  return { text, answered: false };
 }
 
 /** One order as a markdown list item: number, date, status, items, total and its links. */

@@ -159,11 +159,23 @@ function relTokens(element: DomElement): Set<string> {
   return new Set((element.getAttribute('rel') ?? '').toLowerCase().split(/\s+/));
 }
 
+// What Readability's constructor takes: the DOM lib's `Document` where that lib is loaded (the
+// widget's browser tests compile this file with it), an unresolved name (so, unchecked) where not.
+type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
+
+function readabilityDocument(clone: unknown): ReadabilityDocument {
+  // The one conversion at this boundary: linkedom's document implements the DOM members
+  // Readability uses, but is not typed as the DOM lib's `Document`.
+  return clone as ReadabilityDocument;
+}
+
 /** Readability's article, on a clone (it rewrites the tree); null when it finds too little text. */
 function readArticle(document: DomDocument): { title: string; text: string } | null {
   try {
     // maxElemsToParse bounds the work on a huge DOM: Readability throws past it.
-    const article = new Readability(document.cloneNode(true), { maxElemsToParse: 20_000 }).parse();
+    const article = new Readability(readabilityDocument(document.cloneNode(true)), {
+      maxElemsToParse: 20_000,
+    }).parse();
     const length = article?.textContent?.trim().length ?? 0;
     if (!article || length < READABILITY_MIN_TEXT_CHARS || typeof article.content !== 'string') return null;
     const text = htmlToText(article.content);

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { z } from 'zod';
 import { addText } from '../../../server/test/support/widget.js';
-import { launchBrowser, withPage } from './support/browser.js';
+import { launchBrowser, requestsTo, withPage } from './support/browser.js';
 import { embedPage, type HostSite, startHostSite } from './support/host.js';
-import { hostAgent, type Service, startService } from './support/service.js';
+import { eventually, hostAgent, type Service, startService } from './support/service.js';
 import {
   ask,
   assertCitations,
@@ -25,6 +26,8 @@ const SOURCE_NAME = 'Returns policy';
 const SOURCE_TEXT = `Returns policy of the shop.
 
 Unworn hiking boots can be returned within 45 days of delivery for a full refund. Gift cards are never refundable. Refunds reach the original payment method within five business days.`;
+
+const ZTyping = z.object({ typing: z.boolean() });
 
 describe('widget in Chromium: chat', () => {
   let browser: Browser;
@@ -131,6 +134,50 @@ describe('widget in Chromium: chat', () => {
     assert.equal(leads[0]?.name, 'Ada Visitor');
     assert.equal(leads[0]?.phone, '+33 1 23 45 67 89');
     assert.ok(leads[0]?.conversation_id, 'the lead is linked to the conversation');
+  });
+
+  test('the typing signal is debounced: a burst of keystrokes sends one or two signals, sending ends it', async () => {
+    const agentId = await agentWithPolicy();
+    const url = host.serve('/typing', { html: embedPage({ service: service.base, agentId }) });
+    const typingAt = async (id: string) =>
+      (
+        await service.t.database.db
+          .selectFrom('conversations')
+          .select('visitor_typing_at')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).visitor_typing_at;
+    await withPage(browser, {}, async (watched) => {
+      const { page } = watched;
+      const init = await loadWidget(page, url);
+      await openPanel(page);
+      assert.equal(await typingAt(init.conversation_id), null, 'not typing before a keystroke');
+      const question = 'Can I return unworn hiking boots that I bought last month?';
+      await byTestId(page, 'input').pressSequentially(question);
+      const typing = await eventually(
+        () => typingAt(init.conversation_id),
+        (value) => value !== null,
+      );
+      assert.ok(typing instanceof Date, 'the service stored that the visitor is typing');
+
+      // Sending ends the signal: one `typing: false`, and the service forgets it.
+      const stream = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/widget/messages/stream');
+      await byTestId(page, 'send').click();
+      await (await stream).finished();
+      await page.locator('[data-service-widget] [data-testid="messages"]:not([aria-busy])').waitFor();
+      const signals = requestsTo(watched, '/v1/widget/typing', 'POST').map(
+        (request) => ZTyping.parse(JSON.parse(request.postData() ?? 'null')).typing,
+      );
+      const on = signals.filter((value) => value);
+      assert.ok(on.length >= 1 && on.length <= 2, `${question.length} keystrokes sent ${on.length} signals`);
+      assert.deepEqual(signals, [...on, false], 'the signals while typing, then one "stopped"');
+      const cleared = await eventually(
+        () => typingAt(init.conversation_id),
+        (value) => value === null,
+      );
+      assert.equal(cleared, null, 'no longer typing once the message is sent');
+      assert.match(await assistantMessages(page).last().innerText(), /45 days/);
+    });
   });
 
   test('a reload keeps the anonymous id and shows the conversation again', async () => {

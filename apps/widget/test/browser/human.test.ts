@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { z } from 'zod';
 import { injectJson, type Tenant } from '../../../server/test/support/test-app.js';
 import { launchBrowser, requestsTo, withPage } from './support/browser.js';
 import { embedPage, type HostSite, startHostSite } from './support/host.js';
@@ -13,6 +14,7 @@ import { ask, assistantMessages, byTestId, loadWidget, openPanel, uiString } fro
 
 const OPERATOR_REPLY = 'Hi, this is Ana from the support team. Let me check your order.';
 const isPath = (url: string, path: string) => new URL(url).pathname === path;
+const ZLeadBody = z.object({ email: z.string(), name: z.string(), phone: z.string() });
 
 describe('widget in Chromium: talk to a human', () => {
   let browser: Browser;
@@ -37,10 +39,13 @@ describe('widget in Chromium: talk to a human', () => {
       .where('id', '=', id)
       .executeTakeFirst();
 
-  /** An agent with humans and ratings on, embedded on a host page (no sources: no answers). */
-  async function humanAgent(path: string): Promise<{ tenant: Tenant; agentId: string; url: string }> {
+  /** An agent with humans and ratings on (leads too when asked), embedded on a host page (no sources: no answers). */
+  async function humanAgent(
+    path: string,
+    leads = false,
+  ): Promise<{ tenant: Tenant; agentId: string; url: string }> {
     const { tenant, agentId } = await hostAgent(service, host.origin, {
-      widget_features: { leads: false, human: true, satisfaction: true },
+      widget_features: { leads, human: true, satisfaction: true },
     });
     const url = host.serve(path, { html: embedPage({ service: service.base, agentId }) });
     return { tenant, agentId, url };
@@ -67,6 +72,7 @@ describe('widget in Chromium: talk to a human', () => {
       const { page } = watched;
       const init = await loadWidget(page, url);
       await openPanel(page);
+      // An order question from a visitor who is not signed in: asked to sign in, offered a human.
       await ask(page, 'Can you tell me where my order 4711 is?');
       const escalation = assistantMessages(page).last().locator('[data-testid="escalation"]');
       await escalation.waitFor({ state: 'visible' });
@@ -111,6 +117,82 @@ describe('widget in Chromium: talk to a human', () => {
       const row = await conversation(init.conversation_id);
       assert.equal(row?.satisfaction_rating, 1);
       assert.equal(row?.satisfaction_comment, 'Quick and friendly.');
+    });
+  });
+
+  test('after escalation the lead form is offered: an empty or invalid email is refused in the page, a valid one is stored', async () => {
+    const { agentId, url } = await humanAgent('/escalate-lead', true);
+    await withPage(browser, {}, async (watched) => {
+      const { page } = watched;
+      const init = await loadWidget(page, url);
+      await openPanel(page);
+      assert.equal(await byTestId(page, 'lead-form').count(), 0, 'no lead form before the escalation');
+      await ask(page, 'Could someone from your team call me back about wholesale prices?');
+      const escalation = assistantMessages(page).last().locator('[data-testid="escalation"]');
+      const requested = page.waitForResponse((r) => isPath(r.url(), '/v1/widget/request-human'));
+      await escalation.click();
+      assert.equal((await requested).status(), 200);
+      const form = byTestId(page, 'lead-form');
+      await form.waitFor({ state: 'visible' });
+      assert.equal(await form.count(), 1, 'one lead form');
+      assert.match(await form.innerText(), new RegExp(uiString('en', 'leadTitle')));
+
+      const email = form.locator('[data-testid="lead-email"]');
+      const emailError = form
+        .locator('label', { has: page.locator('[data-testid="lead-email"]') })
+        .getByRole('alert');
+      const submit = form.locator('[data-testid="lead-submit"]');
+      const focused = () =>
+        page.evaluate(
+          () =>
+            document
+              .querySelector('[data-service-widget]')
+              ?.shadowRoot?.activeElement?.getAttribute('data-testid') ?? null,
+        );
+      // Empty, then malformed: the message shows under the field, which takes the focus.
+      for (const value of ['', '   ', 'visitor@', 'visitor at example.com']) {
+        await email.fill(value);
+        // fill() focused the email field: move away, so the focus check below proves the refusal.
+        await byTestId(page, 'lead-name').focus();
+        await submit.click();
+        await emailError.filter({ hasText: uiString('en', 'emailInvalid') }).waitFor();
+        assert.equal(await focused(), 'lead-email', `the email field is focused after "${value}"`);
+        assert.equal(await form.isVisible(), true, 'the form stays');
+      }
+
+      await email.fill('Grace.Visitor@Example.org');
+      await byTestId(page, 'lead-name').fill('Grace Visitor');
+      const posted = page.waitForResponse((r) => isPath(r.url(), '/v1/widget/leads'));
+      await submit.click();
+      assert.equal((await posted).status(), 201);
+      await byTestId(page, 'messages').getByText(uiString('en', 'leadThanks')).waitFor();
+      assert.equal(await emailError.count(), 0, 'the form was replaced by the thanks');
+      // Request events arrive in order: the refused attempts, made earlier, would be listed too.
+      const sent = requestsTo(watched, '/v1/widget/leads', 'POST');
+      assert.equal(sent.length, 1, 'only the valid email was sent');
+      assert.deepEqual(ZLeadBody.parse(JSON.parse(sent[0]?.postData() ?? 'null')), {
+        email: 'Grace.Visitor@Example.org',
+        name: 'Grace Visitor',
+        phone: '',
+      });
+
+      const leads = await service.t.database.db
+        .selectFrom('leads')
+        .select(['email_normalized', 'name', 'conversation_id'])
+        .where('agent_id', '=', agentId)
+        .execute();
+      assert.deepEqual(leads, [
+        {
+          email_normalized: 'grace.visitor@example.org',
+          name: 'Grace Visitor',
+          conversation_id: init.conversation_id,
+        },
+      ]);
+      assert.equal(
+        (await conversation(init.conversation_id))?.status,
+        'waiting',
+        'still waiting for a human',
+      );
     });
   });
 
