@@ -212,3 +212,35 @@ describe(`job queue (${TEST_ENGINE})`, () => {
     });
   });
 });
+
+describe(`job queue draining (${TEST_ENGINE})`, () => {
+  test('a worker takes the next job at once while its queue has jobs, not one job per polling interval', async () => {
+    const database = await createTestDatabase();
+    const done: string[] = [];
+    const drainJob = defineJob({
+      name: 'test-drain',
+      payload: ZDocPayload,
+      retryLimit: 0,
+      async handle(payload) {
+        done.push(payload.docId);
+      },
+    });
+    const queue = await JobQueue.start({
+      pool: database.pool,
+      db: database.db,
+      log,
+      definitions: [drainJob],
+      maintenance: false,
+    });
+    try {
+      for (let i = 0; i < 20; i += 1) await queue.send(drainJob, { docId: `d${i}` });
+      // A 60 s interval: one job per interval would need 20 minutes; draining needs no wait.
+      await queue.work({ pollingIntervalSeconds: 60 });
+      await eventually('the 20 jobs to complete', async () => done.length === 20, 20_000);
+      assert.equal(await queue.countJobs('test-drain', 'failed'), 0);
+    } finally {
+      await queue.stop(5_000);
+      await database.close();
+    }
+  });
+});

@@ -152,7 +152,11 @@ export class JobQueue {
     if (this.working) return;
     this.working = true;
     for (const definition of this.definitions.values()) {
-      await this.boss.work(
+      // pg-boss waits a whole polling interval after every fetch, even one that found a job, so
+      // a worker would take one job per interval (a 180-post sync: 6 minutes at 2 s). After a
+      // job, the worker is woken at once; it sleeps only when its queue came back empty.
+      let workerId: string | null = null;
+      workerId = await this.boss.work(
         definition.name,
         { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, includeMetadata: true },
         async (jobs) => {
@@ -174,6 +178,7 @@ export class JobQueue {
               queue: this,
             });
           }
+          if (jobs.length > 0 && workerId !== null) this.boss.notifyWorker(workerId);
         },
       );
     }
