@@ -11,7 +11,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const defaultDirs = ['packages/contract', 'apps/server', 'apps/widget', 'bench'];
+const defaultDirs = ['packages/contract', 'packages/site-plugin', 'apps/server', 'apps/widget', 'examples/demo-shop', 'bench'];
 const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultDirs;
 const node = process.execPath;
 const tsxArgs = ['--conditions=source', '--import', 'tsx'];
@@ -41,7 +41,10 @@ const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const env = { ...process.env, TEST_RUN_ID: runId };
 // The server's tests and the widget's browser tests (which run the real service) need the database template.
 const needsDatabase = files.some(
-  (file) => file.includes(join('apps', 'server')) || file.includes(join('apps', 'widget', 'test', 'browser')),
+  (file) =>
+    file.includes(join('apps', 'server')) ||
+    file.includes(join('apps', 'widget', 'test', 'browser')) ||
+    file.includes(join('examples', 'demo-shop', 'test')),
 );
 if (needsDatabase) {
   const prepared = spawnSync(node, [...tsxArgs, join(root, 'apps/server/test/support/prepare-template.ts')], {
