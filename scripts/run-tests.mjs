@@ -11,7 +11,14 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const defaultDirs = ['packages/contract', 'packages/site-plugin', 'apps/server', 'apps/widget', 'examples/demo-shop', 'bench'];
+const defaultDirs = [
+  'packages/contract',
+  'packages/site-plugin',
+  'apps/server',
+  'apps/widget',
+  'examples/demo-shop',
+  'bench',
+];
 const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultDirs;
 const node = process.execPath;
 const tsxArgs = ['--conditions=source', '--import', 'tsx'];

@@ -145,7 +145,23 @@ describe('leads: capture, deduplication, webhook fan-out, erasure', () => {
       .where('id', '=', first.id)
       .executeTakeFirstOrThrow();
     assert.deepEqual([row.email, row.name, row.phone], ['grace@example.com', 'Grace Hopper', '+1 555']);
+    const unchanged = async () =>
+      await t.database.db
+        .selectFrom('leads')
+        .select(['name', 'phone'])
+        .where('id', '=', first.id)
+        .executeTakeFirstOrThrow();
     assert.equal(await jobsFor(t, 'push-lead', first.id), 2, 'a change is pushed to the site again');
+
+    const stranger = await seedVisitor(t, shop);
+    const hijack = await capture(shop, stranger, {
+      email: 'grace@example.com',
+      name: 'Mallory',
+      phone: '+1 666',
+    });
+    assert.deepEqual(hijack, { id: first.id, created: false, changed: false }, "another visitor's repeat");
+    assert.equal(await jobsFor(t, 'push-lead', first.id), 2, 'and nothing is pushed to the site');
+    assert.deepEqual(await unchanged(), { name: 'Grace Hopper', phone: '+1 555' });
     assert.equal((await deliveriesOf(first.id)).length, 2, 'webhooks fire once per lead');
     assert.equal(await queue.countJobs('deliver-webhook', 'created'), deliveryJobs);
     const leads = await t.database.db

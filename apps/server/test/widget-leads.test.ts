@@ -97,6 +97,20 @@ describe('widget leads', () => {
       created: false,
     });
     assert.equal((await leadsOf(agentId))[0]?.name, 'Jane Doe');
+
+    // Another visitor typing Jane's email rewrites nothing and pushes nothing.
+    const stranger = await initSession(t, agentId);
+    const hijack = await widgetCall(t, 'POST', '/v1/widget/leads', stranger.token, {
+      email: 'jane.doe@example.com',
+      name: 'Mallory',
+      phone: '+1 555 0100',
+    });
+    assert.deepEqual(expectData(hijack, 201, ZLead), { id: first.id, created: false });
+    const after = (await leadsOf(agentId))[0];
+    assert.deepEqual(
+      [after?.name, after?.phone, after?.visitor_id, after?.conversation_id],
+      ['Jane Doe', '+49 (30) 123-45', s.visitor_id, s.conversation_id],
+    );
   });
 
   test('an email with surrounding spaces is the same lead', async () => {

@@ -142,14 +142,15 @@ export function createShopStore(options: ShopStoreOptions): SiteStore<CartRef> {
         siteUrl,
       }),
     async upsertCustomer(lead) {
-      // Same e-mail in any case is the same customer; an empty name or phone in the lead keeps
-      // what the shop already knows.
+      // Same e-mail in any case is the same customer. A lead proves nothing about the address
+      // (anyone can type any e-mail into a chat), so it only fills what the shop does not know
+      // yet: an existing customer's name and phone are never overwritten.
       const result = await db.query<Row>(
         `insert into customers (email, name, phone, service_lead_id, conversation_id)
          values ($1, $2, $3, $4, nullif($5, ''))
          on conflict ((lower(email))) do update set
-           name = coalesce(nullif(excluded.name, ''), customers.name),
-           phone = coalesce(nullif(excluded.phone, ''), customers.phone),
+           name = coalesce(nullif(customers.name, ''), excluded.name),
+           phone = coalesce(nullif(customers.phone, ''), excluded.phone),
            service_lead_id = excluded.service_lead_id,
            conversation_id = coalesce(excluded.conversation_id, customers.conversation_id),
            updated_at = now()

@@ -153,7 +153,7 @@ describe('plugin routes', () => {
     assert.equal(at(other.json, 'data', 'count'), 0, 'another customer’s order number finds nothing');
   });
 
-  it('creates a customer from a lead, then updates it (same e-mail in any case)', async () => {
+  it('creates a customer from a lead, then fills in what it lacked (same e-mail in any case), never overwriting', async () => {
     const created = await callPlugin('leads', {
       email: 'Lea.Dubois@Example.com',
       name: 'Léa Dubois',
@@ -186,6 +186,17 @@ describe('plugin routes', () => {
         conversation_id: 'conv_lead_2',
       },
     ]);
+
+    // A lead proves nothing about the address: it never overwrites what the shop knows.
+    await callPlugin('leads', {
+      email: 'LEA.DUBOIS@example.com',
+      name: 'Mallory',
+      phone: '+1 555 0100',
+      conversation_id: 'conv_lead_3',
+      service_lead_id: 'lead_3',
+    });
+    const after = (await shop.customers()).find((c) => c.id === userId);
+    assert.deepEqual([after?.name, after?.phone], ['Léa Dubois', '+33 7 00 00 00 00']);
   });
 
   it('stages a coupon from the chat and applies it on the next cart load, once', async () => {

@@ -106,6 +106,13 @@ describe('orders/lookup', () => {
     );
     const none = lookupData((await call('orders/lookup', { wp_user_id: 7, order_number: '99' })).body);
     assert.deepEqual(none, { orders: [], count: 0 });
+    // Visitors type order numbers in any case.
+    store.orders.push({ wpUserId: 7, order: siteOrder(9, { number: 'NW-1009' }) });
+    const typed = lookupData((await call('orders/lookup', { wp_user_id: 7, order_number: 'nw-1009' })).body);
+    assert.deepEqual(
+      typed.orders.map((order) => order.number),
+      ['NW-1009'],
+    );
   });
 
   it('drops records that are not valid orders', async () => {

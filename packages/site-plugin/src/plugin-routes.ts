@@ -62,12 +62,14 @@ async function ordersLookup<TCart>(context: RouteContext<TCart>, body: unknown):
   const query = orderNumber === undefined ? { wpUserId, limit } : { wpUserId, limit, orderNumber };
   const found = await context.store.findOrders(query);
   if (!Array.isArray(found)) throw new StoreContractError('findOrders did not return an array.');
-  // Defend against the store: only valid records, only the asked number, at most `limit`.
+  // Defend against the store: only valid records, only the asked number (visitors type order
+  // numbers in any case: "nw-1001"), at most `limit`.
+  const wanted = orderNumber?.toLowerCase();
   const orders: TOrder[] = [];
   for (const order of found) {
     if (orders.length >= limit) break;
     const record = toOrderRecord(order);
-    if (record && (orderNumber === undefined || record.number === orderNumber)) orders.push(record);
+    if (record && (wanted === undefined || record.number.toLowerCase() === wanted)) orders.push(record);
   }
   const result: TOrdersLookupResult = { orders, count: orders.length };
   return dataResponse(result);

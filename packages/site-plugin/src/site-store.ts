@@ -86,6 +86,8 @@ export type SiteStore<TCart = unknown> = {
   /**
    * Creates the customer for the lead's email, or updates the existing one (same email, any
    * case), storing `serviceLeadId` and `conversationId` on it. Returns the customer's user id.
+   * A lead does not prove the visitor owns the address: fill only empty fields of an existing
+   * customer, never overwrite an account's name, phone or password, and never log anyone in.
    */
   upsertCustomer(lead: SiteLead): Promise<number>;
   /** Whether a coupon with this code exists and can be used now. */

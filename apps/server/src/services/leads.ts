@@ -36,8 +36,9 @@ export function normalizeEmail(email: string): string {
  * Captures a lead for an agent, deduplicated by normalised email per agent. A new lead gets, in
  * the same transaction: a `webhook_deliveries` row and a `deliver-webhook` job per active webhook
  * of the workspace subscribed to `lead.captured`, and a `push-lead` job when the agent has a
- * site. A repeat keeps the lead (same id, first email spelling, visitor and conversation) and
- * updates name and phone only where a non-empty, different value is given; such a change queues
+ * site. A repeat keeps the lead (same id, first email spelling, visitor and conversation); from
+ * the same visitor it updates name and phone where a non-empty, different value is given (a
+ * repeat from another visitor changes nothing: an email proves nothing); such a change queues
  * a new `push-lead` (the site gets the latest details) but fires no webhook (nothing new was
  * captured). 404 when the agent is not the workspace's; 422 for an unusable email.
  */
@@ -90,6 +91,12 @@ export async function captureLead(options: {
       }
       existing = await findLead(trx, options.agentId, input.normalized);
       if (!existing) throw new Error('a conflicting lead vanished during capture');
+    }
+    // Anyone can type any email into a widget: only the visitor who left the lead may change its
+    // details. Another visitor's repeat changes nothing (and pushes nothing to the site), so it
+    // cannot rewrite a stranger's name or phone, here or in the site's customer record.
+    if (options.visitorId !== null && existing.visitor_id !== options.visitorId) {
+      return { id: existing.id, created: false, changed: false };
     }
     const name = input.name !== '' && input.name !== existing.name ? input.name : undefined;
     const phone = input.phone !== '' && input.phone !== existing.phone ? input.phone : undefined;
