@@ -10,6 +10,7 @@ import { createRateLimits } from './http/rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
 import { createLogger } from './logger.js';
+import { forgetWidgetAgents } from './services/widget-agent-cache.js';
 import { adminSurface } from './surfaces/admin/index.js';
 import { integrationSurface } from './surfaces/integration/index.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
@@ -83,6 +84,14 @@ export async function createApp(
   });
   await app.register(securityHeadersPlugin);
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Init keeps published agents for a second; a write through this process's admin or
+  // integration API (agent settings, coupons, sources) clears them before its answer is sent.
+  app.addHook('onSend', async (request) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+    if (request.url.startsWith('/api/v1/admin/') || request.url.startsWith('/api/v1/wp/')) {
+      forgetWidgetAgents();
+    }
+  });
   await app.register(healthRoutes(deps));
   await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
   const limits = createRateLimits(deps.config);

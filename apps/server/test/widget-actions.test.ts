@@ -107,7 +107,8 @@ describe('widget actions', () => {
   test('typing sets and clears visitor_typing_at', async () => {
     const { agentId } = await createWidgetAgent(t);
     const s = await initSession(t, agentId);
-    assert.equal((await conversation(s.conversation_id)).visitor_typing_at, null);
+    const stored = t.database.db.selectFrom('conversations').select('id').where('id', '=', s.conversation_id);
+    assert.equal(await stored.executeTakeFirst(), undefined, 'init stores nothing; the first call does');
     const on = await widgetCall(t, 'POST', '/v1/widget/typing', s.token, { typing: true });
     assert.deepEqual(expectData(on, 202, z.object({ typing: z.boolean() })), { typing: true });
     assert.ok((await conversation(s.conversation_id)).visitor_typing_at instanceof Date);

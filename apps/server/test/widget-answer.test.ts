@@ -124,6 +124,9 @@ describe('answering offline (no model configured)', () => {
   test('while an operator holds the conversation the bot stays silent', async () => {
     const { agentId } = await createWidgetAgent(t);
     const session = await initSession(t, agentId);
+    // Init stores nothing; the widget's first call (opening it) stores the conversation.
+    const opened = await widgetCall(t, 'POST', '/v1/widget/events', session.token, { kind: 'widget_opened' });
+    assert.equal(opened.statusCode, 202, opened.body);
     await t.database.db
       .updateTable('conversations')
       .set({ status: 'claimed' })

@@ -5,7 +5,7 @@ import { expectData, expectValidation } from './support/http.js';
 import { createSite, PLUGIN_VERSION, sampleCoupon, sampleProduct, wpPost } from './support/integration.js';
 import { runFetchJob } from './support/sources.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
-import { createWidgetAgent, initRequest, initSession, newAnonId } from './support/widget.js';
+import { createWidgetAgent, initRequest, initSession, newAnonId, widgetCall } from './support/widget.js';
 
 describe('widget init', () => {
   let t: TestApp;
@@ -42,12 +42,16 @@ describe('widget init', () => {
     assert.deepEqual(data.messages, []);
     assert.equal(data.conversation_status, 'open');
     assert.ok(Date.parse(data.expires_at) > Date.now() + 59 * 60_000);
+    // The page is recorded when the conversation is stored: at the token's first call.
+    const event = await widgetCall(t, 'POST', '/v1/widget/events', data.token, { kind: 'widget_opened' });
+    assert.equal(event.statusCode, 202, event.body);
     const conversation = await t.database.db
       .selectFrom('conversations')
       .selectAll()
       .where('id', '=', data.conversation_id)
       .executeTakeFirstOrThrow();
     assert.equal(conversation.page_url, 'https://shop.example.com/shoes');
+    assert.equal(conversation.page_title, 'Shoes');
     assert.equal(conversation.visitor_id, data.visitor_id);
   });
 

@@ -11,11 +11,39 @@ export const WIDGET_HISTORY_HOURS = 24;
 /** Longest visitor message, in characters. */
 export const WIDGET_MESSAGE_MAX = 4000;
 
+/** Longest page fields a token carries for a conversation not stored yet (they travel in a header). */
+export const WIDGET_PENDING_PAGE_URL_MAX = 1024;
+/** Longest page title a token carries for a conversation not stored yet. */
+export const WIDGET_PENDING_PAGE_TITLE_MAX = 200;
+
+/**
+ * What storing a conversation needs, signed into the token of a visitor whose conversation
+ * is not stored yet (init writes nothing; the first write of the token stores it).
+ */
+export const ZWidgetPendingConversation = z.object({
+  anon_id: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
+  locale: z.string().max(35).nullable(),
+  page_url: z.string().max(WIDGET_PENDING_PAGE_URL_MAX).nullable(),
+  page_title: z.string().max(WIDGET_PENDING_PAGE_TITLE_MAX).nullable(),
+  referrer: z.string().max(WIDGET_PENDING_PAGE_URL_MAX).nullable(),
+  /** The shopper, only when the site's shopper token verified at init; `verified_at` in Unix seconds. */
+  shopper: z
+    .object({
+      wp_user_id: z.number().int().positive(),
+      email_hash: z.string().regex(/^[0-9a-f]{64}$/),
+      verified_at: z.number().int().positive(),
+    })
+    .nullable(),
+});
+export type TWidgetPendingConversation = z.infer<typeof ZWidgetPendingConversation>;
+
 /** Verified claims of a widget token (`exp`/`iat`/`iss` are checked by the verifier). */
 export const ZWidgetTokenClaims = z.object({
   agent_id: z.string().min(1).max(64),
   visitor_id: z.string().min(1).max(64),
   conversation_id: z.string().min(1).max(64),
+  /** Present while the conversation is not stored yet. */
+  pending: ZWidgetPendingConversation.optional(),
 });
 export type TWidgetTokenClaims = z.infer<typeof ZWidgetTokenClaims>;
 

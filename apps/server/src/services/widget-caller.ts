@@ -13,6 +13,8 @@ import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import type { AgentRow, DB } from '../db/schema.js';
 import type { ConversationRow, MessageRow } from '../db/schema-conversations.js';
+import { AppError } from '../errors/app-error.js';
+import { storePendingConversation } from './widget-pending.js';
 
 /** The caller of a widget route after its token was verified: the workspace comes from the agent. */
 export type WidgetCaller = {
@@ -25,32 +27,69 @@ export type WidgetCaller = {
 };
 
 /**
- * Resolves a verified token to its conversation, in one query. The conversation must belong
- * to the token's agent and visitor and must not be closed (a cleared conversation's token is
- * spent), and the agent must still be published; otherwise null (a 401: a token never
- * reaches another conversation). The workspace is the agent's, nothing else.
+ * Resolves a verified token to its conversation. The conversation must belong to the token's
+ * agent and visitor and must not be closed (a cleared conversation's token is spent), and the
+ * agent must still be published; otherwise null (a 401: a token never reaches another
+ * conversation). The workspace is the agent's, nothing else.
+ *
+ * A token whose claims say the conversation is not stored yet (`pending`) stores it here, at
+ * its first call, then resolves as any other: its visitor is the one of the signed
+ * `(agent_id, anon_id)`, so a conversation stored under another visitor stays out of reach,
+ * and one stored then closed is never re-created (the insert does nothing on a conflict).
  */
 export async function resolveWidgetCaller(
   db: Kysely<DB>,
   claims: TWidgetTokenClaims,
+  now: Date = new Date(),
+  request: { origin?: string | undefined } = {},
 ): Promise<WidgetCaller | null> {
+  const found = await readCaller(db, claims);
+  if (found !== 'missing') return found;
+  if (!claims.pending) return null;
+  // Nothing is stored for a request the Origin policy refuses (the 403 it gets changes nothing).
+  const agent = await db
+    .selectFrom('agents')
+    .select('allowed_origins')
+    .where('id', '=', claims.agent_id)
+    .where('is_published', '=', true)
+    .executeTakeFirst();
+  if (!agent) return null;
+  if (!isOriginAllowed(agent.allowed_origins, request.origin)) throw new AppError('forbidden');
+  await storePendingConversation(db, claims, claims.pending, now);
+  const stored = await readCaller(db, claims);
+  return stored === 'missing' ? null : stored;
+}
+
+/** The token's conversation with its agent and visitor (one query): a caller, null (refused) or 'missing'. */
+async function readCaller(
+  db: Kysely<DB>,
+  claims: TWidgetTokenClaims,
+): Promise<WidgetCaller | null | 'missing'> {
   const row = await db
     .selectFrom('conversations as c')
     .innerJoin('agents as a', (join) =>
       join.onRef('a.id', '=', 'c.agent_id').onRef('a.workspace_id', '=', 'c.workspace_id'),
     )
-    .innerJoin('visitors as v', 'v.id', 'c.visitor_id')
+    .innerJoin('visitors as v', (join) =>
+      join.onRef('v.id', '=', 'c.visitor_id').onRef('v.agent_id', '=', 'c.agent_id'),
+    )
     .selectAll('c')
-    .select([sql<unknown>`to_jsonb(a)`.as('agent_row'), 'v.locale as visitor_locale'])
+    .select([
+      sql<unknown>`to_jsonb(a)`.as('agent_row'),
+      'v.locale as visitor_locale',
+      'v.anon_id as visitor_anon_id',
+    ])
     .where('c.id', '=', claims.conversation_id)
     .where('c.agent_id', '=', claims.agent_id)
-    .where('c.visitor_id', '=', claims.visitor_id)
-    .where('c.status', '!=', 'closed')
-    .where('a.is_published', '=', true)
     .executeTakeFirst();
-  if (!row) return null;
-  const { agent_row, visitor_locale, ...conversation } = row;
+  if (!row) return 'missing';
+  const { agent_row, visitor_locale, visitor_anon_id, ...conversation } = row;
+  const isVisitors = claims.pending
+    ? visitor_anon_id === claims.pending.anon_id
+    : conversation.visitor_id === claims.visitor_id;
+  if (!isVisitors || conversation.status === 'closed') return null;
   const agent = agentFromJson(agent_row);
+  if (!agent.is_published) return null;
   return { workspaceId: agent.workspace_id, agent, conversation, visitorLocale: visitor_locale, claims };
 }
 

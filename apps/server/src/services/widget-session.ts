@@ -1,13 +1,21 @@
-import { type TWidgetInitRequest, type TWidgetInitResponse, WIDGET_HISTORY_HOURS } from '@service/contract';
+import {
+  type TWidgetInitRequest,
+  type TWidgetInitResponse,
+  type TWidgetMessage,
+  type TWidgetTokenClaims,
+  WIDGET_HISTORY_HOURS,
+} from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { AgentRow, DB } from '../db/schema.js';
-import type { ConversationRow } from '../db/schema-conversations.js';
+import type { ConversationRow, ConversationStatus } from '../db/schema-conversations.js';
 import { newId } from '../security/ids.js';
 import { verifyShopperToken } from '../security/shopper-token.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../security/widget-token.js';
 import type { Queryable } from './context.js';
+import { cachedWidgetAgent, cacheWidgetAgent, widgetAgentGeneration } from './widget-agent-cache.js';
 import { storedBehaviorRules, storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
+import { pendingConversation, type VerifiedShopper } from './widget-pending.js';
 
 /** A published agent and whether its site synced coupons (one query), or null. */
 export type WidgetAgent = { agent: AgentRow; hasCoupons: boolean };
@@ -34,6 +42,16 @@ export async function findWidgetAgent(db: Queryable, agentId: string): Promise<W
   if (!row) return null;
   const { has_coupons, ...agent } = row;
   return { agent, hasCoupons: has_coupons };
+}
+
+/** {@link findWidgetAgent} through init's one-second cache (see widget-agent-cache.ts). */
+export async function readWidgetAgent(db: Kysely<DB>, agentId: string): Promise<WidgetAgent | null> {
+  const cached = cachedWidgetAgent(db, agentId);
+  if (cached) return cached;
+  const readAt = widgetAgentGeneration();
+  const found = await findWidgetAgent(db, agentId);
+  if (found) cacheWidgetAgent(db, found, readAt);
+  return found;
 }
 
 /** The feature flags init returns; coupons need a commerce site that synced coupons. */
@@ -70,10 +88,12 @@ export type StartSessionInput = {
 };
 
 /**
- * Widget init: creates or resumes the visitor (by `anon_id`) and their latest open
- * conversation, records the page, verifies an optional shopper token (an invalid one is
- * ignored), and returns the agent's widget configuration, a 60-minute token and the last
- * 24 hours of the conversation's messages.
+ * Widget init. A visitor with a conversation that is not closed resumes it (the page and a
+ * verified shopper are recorded, the last 24 hours of messages returned). Anyone else gets a
+ * new conversation id and **nothing is written**: the token carries what storing the visitor
+ * and the conversation needs (`pending`), and its first call stores them (most page views
+ * never chat). An invalid shopper token is ignored. Returns the agent's widget configuration
+ * and a 60-minute token.
  */
 export async function startWidgetSession(input: StartSessionInput): Promise<TWidgetInitResponse> {
   const { db, request } = input;
@@ -82,9 +102,100 @@ export async function startWidgetSession(input: StartSessionInput): Promise<TWid
   const shopper = request.shopper_token
     ? await verifyShopperToken(request.shopper_token, await shopperSecrets(db, agent.id), now)
     : null;
+  const known = await findOpenConversation(db, agent.id, request.anon_id);
+  const session = known?.conversationId
+    ? await resumeSession(db, agent, request, shopper, now)
+    : pendingSession(agent.id, known?.visitorId ?? newId(), request, shopper, now);
+  const issued = await issueWidgetToken(input.tokenKey, session.claims, now);
+  return {
+    token: issued.token,
+    expires_at: issued.expiresAt.toISOString(),
+    conversation_id: session.claims.conversation_id,
+    visitor_id: session.claims.visitor_id,
+    conversation_status: session.status,
+    agent: {
+      id: agent.id,
+      name: agent.name,
+      language_default: agent.language_default,
+      site_type: agent.site_type,
+      theme: agent.theme,
+      features: widgetFeatures(agent, hasCoupons),
+      behavior_rules: storedBehaviorRules(agent),
+    },
+    language: resolveLanguage(request.locale, agent.language_default, input.acceptLanguage),
+    shopper_verified: session.isShopperVerified,
+    messages: session.messages,
+  };
+}
+
+/** What init answers about the conversation, and the claims of its token. */
+type Session = {
+  claims: TWidgetTokenClaims;
+  status: ConversationStatus;
+  isShopperVerified: boolean;
+  messages: TWidgetMessage[];
+};
+
+/**
+ * The visitor of `anon_id` and their latest conversation that is not closed, if any. A new
+ * visitor (most inits) costs one unique-index lookup; only a known one reads conversations.
+ */
+async function findOpenConversation(
+  db: Queryable,
+  agentId: string,
+  anonId: string,
+): Promise<{ visitorId: string; conversationId: string | null } | undefined> {
+  const visitor = await db
+    .selectFrom('visitors')
+    .select('id')
+    .where('agent_id', '=', agentId)
+    .where('anon_id', '=', anonId)
+    .executeTakeFirst();
+  if (!visitor) return undefined;
+  const open = await db
+    .selectFrom('conversations')
+    .select('id')
+    .where('visitor_id', '=', visitor.id)
+    .where('status', '!=', 'closed')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return { visitorId: visitor.id, conversationId: open?.id ?? null };
+}
+
+/** A new conversation not stored yet: its ids and what storing it needs go into the token. */
+function pendingSession(
+  agentId: string,
+  visitorId: string,
+  request: TWidgetInitRequest,
+  shopper: VerifiedShopper | null,
+  now: Date,
+): Session {
+  return {
+    claims: {
+      agent_id: agentId,
+      visitor_id: visitorId,
+      conversation_id: newId(),
+      pending: pendingConversation(request, shopper, now),
+    },
+    status: 'open',
+    isShopperVerified: shopper !== null,
+    messages: [],
+  };
+}
+
+/** Resumes the visitor's open conversation (recording page and shopper) with its last 24 hours. */
+async function resumeSession(
+  db: Kysely<DB>,
+  agent: AgentRow,
+  request: TWidgetInitRequest,
+  shopper: VerifiedShopper | null,
+  now: Date,
+): Promise<Session> {
   const conversation = await openConversation(db, agent, request, shopper, now);
   const since = new Date(now.getTime() - WIDGET_HISTORY_HOURS * 3600_000);
-  // No message since the window opened (a new conversation has none): no history to read.
+  // No message since the window opened: no history to read.
   const history =
     conversation.last_message_at === null || conversation.last_message_at < since
       ? []
@@ -97,42 +208,23 @@ export async function startWidgetSession(input: StartSessionInput): Promise<TWid
           .orderBy('id')
           .limit(500)
           .execute();
-  const issued = await issueWidgetToken(
-    input.tokenKey,
-    { agent_id: agent.id, visitor_id: conversation.visitor_id, conversation_id: conversation.id },
-    now,
-  );
   return {
-    token: issued.token,
-    expires_at: issued.expiresAt.toISOString(),
-    conversation_id: conversation.id,
-    visitor_id: conversation.visitor_id,
-    conversation_status: conversation.status,
-    agent: {
-      id: agent.id,
-      name: agent.name,
-      language_default: agent.language_default,
-      site_type: agent.site_type,
-      theme: agent.theme,
-      features: widgetFeatures(agent, hasCoupons),
-      behavior_rules: storedBehaviorRules(agent),
-    },
-    language: resolveLanguage(request.locale, agent.language_default, input.acceptLanguage),
-    shopper_verified: conversation.shopper_verified_at !== null,
+    claims: { agent_id: agent.id, visitor_id: conversation.visitor_id, conversation_id: conversation.id },
+    status: conversation.status,
+    isShopperVerified: conversation.shopper_verified_at !== null,
     messages: history.map(toWidgetMessage),
   };
 }
 
 /**
  * Upserts the visitor and resumes their latest conversation that is not closed (recording the
- * page and a verified shopper), or starts one — a single statement, so a new visitor's init
- * costs one round trip here.
+ * page and a verified shopper), or starts one if it was closed meanwhile — a single statement.
  */
 async function openConversation(
   db: Kysely<DB>,
   agent: AgentRow,
   request: TWidgetInitRequest,
-  shopper: { wp_user_id: number; email_hash: string } | null,
+  shopper: VerifiedShopper | null,
   now: Date,
 ): Promise<ConversationRow> {
   const locale = normalizeLanguageTag(request.locale);

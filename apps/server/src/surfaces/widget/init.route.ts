@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, notFound } from '../../errors/app-error.js';
 import { indexVisitorPage } from '../../services/visitor-page-index.js';
 import { agentAllowsOrigin } from '../../services/widget-caller.js';
-import { findWidgetAgent, startWidgetSession } from '../../services/widget-session.js';
+import { readWidgetAgent, startWidgetSession } from '../../services/widget-session.js';
 import { widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
 import { requestOrigin } from './widget-auth.js';
@@ -18,8 +18,9 @@ export function initRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
           tags: widgetTags,
           summary: 'Start or resume a visitor session',
           description:
-            'Checks the Origin against the agent (403 origin_forbidden), creates or resumes the visitor by ' +
-            'anon_id and their latest conversation, and returns a 60-minute token and the last 24 h of messages. ' +
+            'Checks the Origin against the agent (403 origin_forbidden), resumes the latest open conversation ' +
+            "of the visitor's anon_id with its last 24 h of messages, or else starts one that is stored at the " +
+            "token's first call (init itself writes nothing then), and returns a 60-minute token. " +
             'Limited to 60 per minute per IP and agent.',
           body: ZWidgetInitRequest,
           response: {
@@ -33,7 +34,7 @@ export function initRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const body = request.body;
-        const widgetAgent = await findWidgetAgent(deps.database.db, body.agent_id);
+        const widgetAgent = await readWidgetAgent(deps.database.db, body.agent_id);
         const agent = widgetAgent?.agent ?? null;
         const isAllowed = agent !== null && agentAllowsOrigin(agent, requestOrigin(request));
         // Known before counting, so an allowed page can read a 429's Retry-After (CORS).

@@ -5,7 +5,6 @@ import { AppError } from '../../errors/app-error.js';
 import type { RateLimits, WidgetLimitName } from '../../http/rate-limit.js';
 import { verifyWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
 import { agentAllowsOrigin, resolveWidgetCaller, type WidgetCaller } from '../../services/widget-caller.js';
-import { readBearer } from '../admin/admin-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +21,21 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Longest widget token accepted: a token of a conversation not stored yet carries its page
+ * fields (at most 1024 + 1024 + 200 characters; about 1 KB for a typical page).
+ */
+const MAX_WIDGET_TOKEN = 12_288;
+
+/** The widget token of an `Authorization: Bearer` header, or null. */
+function readWidgetBearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || header.length > MAX_WIDGET_TOKEN + 32) return null;
+  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
+  const token = match?.[1];
+  return token && token.length <= MAX_WIDGET_TOKEN ? token : null;
+}
+
 /** The request's Origin header, if it sent exactly one. */
 export function requestOrigin(request: FastifyRequest): string | undefined {
   const origin = request.headers.origin;
@@ -30,8 +44,9 @@ export function requestOrigin(request: FastifyRequest): string | undefined {
 
 /**
  * Authenticates a widget route, in this order: the widget token (any failure → 401 without
- * detail; the token must still name an existing conversation of its visitor and a published
- * agent), then the Origin against that agent's policy (403), then the route's limit keyed by
+ * detail; the token must still name a conversation of its visitor that is not closed, and a
+ * published agent; a conversation init did not store yet is stored now, once the Origin
+ * passed), then the Origin against that agent's policy (403), then the route's limit keyed by
  * the token's visitor (429 with Retry-After). Nothing in the request selects the workspace.
  */
 export async function authenticateWidget(options: {
@@ -42,11 +57,12 @@ export async function authenticateWidget(options: {
   now: Date;
 }): Promise<WidgetCaller> {
   const { request } = options;
-  const token = readBearer(request);
+  const token = readWidgetBearer(request);
   const claims = token ? await verifyWidgetToken(options.key, token, options.now) : null;
-  const caller = claims ? await resolveWidgetCaller(options.db, claims) : null;
+  const origin = requestOrigin(request);
+  const caller = claims ? await resolveWidgetCaller(options.db, claims, options.now, { origin }) : null;
   if (!caller) throw new AppError('unauthenticated');
-  if (!agentAllowsOrigin(caller.agent, requestOrigin(request))) throw new AppError('forbidden');
+  if (!agentAllowsOrigin(caller.agent, origin)) throw new AppError('forbidden');
   request.widgetOriginAllowed = true;
   const limit = request.routeOptions.config.widgetLimit;
   if (limit) await options.limits.widget[limit].consume(caller.claims.visitor_id);
