@@ -2,7 +2,6 @@
 // under the shop's strict Content-Security-Policy, answers about a coffee from the synced
 // catalogue, and a coupon applied in the chat shows up on the shop's cart page.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createAgent } from '../../../apps/server/test/support/integration.js';
@@ -16,15 +15,7 @@ import {
   openPanel,
 } from '../../../apps/widget/test/browser/support/widget.js';
 import { type DemoShop, startDemoShop } from '../src/index.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+import { freePort } from './support/loopback.js';
 
 describe('demo shop in Chromium', () => {
   let browser: Browser;

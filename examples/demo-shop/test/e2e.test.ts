@@ -2,7 +2,6 @@
 // database) and the demo shop (SDK routes, sync client, its own database), both on loopback.
 // The service reaches the shop through SAFE_URL_ALLOW, exactly as a development setup would.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ZWidgetAnswer, ZWidgetInitResponse } from '@service/contract';
 import { sql } from 'kysely';
@@ -14,31 +13,12 @@ import {
   seedTenant,
   type TestApp,
 } from '../../../apps/server/test/support/test-app.js';
+import { eventually } from '../../../apps/widget/test/browser/support/service.js';
 import { type DemoShop, startDemoShop } from '../src/index.js';
+import { freePort } from './support/loopback.js';
 
 const ZData = <T extends z.ZodType>(data: T) => z.object({ data });
 const ZCouponApplied = z.object({ applied: z.boolean(), pending: z.boolean(), message: z.string() });
-
-/** A free loopback port, so the service's SAFE_URL_ALLOW can name the shop before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-/** Polls `read` until `done` holds (bounded); returns the last value for the caller to assert on. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000) {
-  const end = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < end) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    value = await read();
-  }
-  return value;
-}
 
 /** A browser's cookie jar for one site, just enough for the shop's session cookie. */
 class CookieJar {
@@ -188,6 +168,7 @@ describe('end to end: the service and the demo shop on loopback', () => {
           ).n,
         ),
       (n) => n === 0,
+      120_000,
     );
     assert.equal(pending, 0, 'every document was indexed');
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ZPostsSync } from '@service/contract';
 import { createMemoryStore } from '../src/memory-store.js';
 import {
@@ -18,20 +18,14 @@ import {
   posts,
   requestsTo,
   SITE_URL,
-  startFakeService,
   TEST_SECRET,
   TEST_TOKEN,
+  useFakeService,
 } from './sync-fake-service.js';
 
 let fake: FakeService;
-before(async () => {
-  fake = await startFakeService();
-});
-after(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.batches.length = 0;
-  fake.intercept = null;
+useFakeService((service) => {
+  fake = service;
 });
 
 function client(overrides: Partial<SyncClientOptions> = {}) {

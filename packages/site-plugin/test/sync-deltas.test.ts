@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ZCouponsSync, ZPostsChanged, ZProductsChanged } from '@service/contract';
 import { postContentHash, productContentHash } from '../src/content-hash.js';
 import { createSyncClient } from '../src/sync-client.js';
@@ -10,17 +10,13 @@ import {
   makeProduct,
   requestsTo,
   SITE_URL,
-  startFakeService,
   TEST_TOKEN,
+  useFakeService,
 } from './sync-fake-service.js';
 
 let fake: FakeService;
-before(async () => {
-  fake = await startFakeService();
-});
-after(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
+useFakeService((service) => {
+  fake = service;
 });
 
 const sync = () =>

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { parseSignatureHeader } from '@service/contract';
 import { createSyncClient, type SyncClientOptions } from '../src/sync-client.js';
 import { SyncError } from '../src/sync-error.js';
@@ -13,16 +13,12 @@ import {
   SITE_URL,
   startFakeService,
   TEST_TOKEN,
+  useFakeService,
 } from './sync-fake-service.js';
 
 let fake: FakeService;
-before(async () => {
-  fake = await startFakeService();
-});
-after(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.intercept = null;
+useFakeService((service) => {
+  fake = service;
 });
 
 /** A client on a test clock that `sleep` advances; `sleeps` records every wait. */

@@ -3,6 +3,7 @@
 // contract's verifier, body schema, agent id), and records every request and accepted batch.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach } from 'node:test';
 import {
   type SignatureCheck,
   verifySignature,
@@ -293,4 +294,23 @@ export function makeStore(content: {
 /** Posts 1..n. */
 export function posts(n: number): SitePost[] {
   return Array.from({ length: n }, (_, index) => makePost(index + 1));
+}
+
+/**
+ * Starts one fake service for a test file (hands it to `use`), closes it after, and clears what
+ * it recorded (requests, batches, an interception) before each test.
+ */
+export function useFakeService(use: (service: FakeService) => void): void {
+  let started: FakeService | null = null;
+  before(async () => {
+    started = await startFakeService();
+    use(started);
+  });
+  after(() => started?.close());
+  beforeEach(() => {
+    if (!started) return;
+    started.requests.length = 0;
+    started.batches.length = 0;
+    started.intercept = null;
+  });
 }
