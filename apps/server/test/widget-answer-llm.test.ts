@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { signShopperToken } from '../src/security/shopper-token.js';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { type FakeSite, sampleOrder, startFakeSite } from './support/fake-site.js';
-import { expectData, expectError, tokenIdOf } from './support/http.js';
+import { expectData, expectError, signingSecretOf } from './support/http.js';
 import { PLUGIN_VERSION, samplePost, wpPost } from './support/integration.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 import {
@@ -152,13 +152,7 @@ describe('answering with an OpenAI-compatible model', () => {
   test('order lookup: only for a verified shopper, only their orders, signed with the shopper secret', async () => {
     const { tenant, agentId } = await createWidgetAgent(t);
     const issued = await issueToken(t, tenant, ['wp:integration']);
-    const tokenId = await tokenIdOf(t, issued.token);
-    const secretRow = await t.database.db
-      .selectFrom('api_tokens')
-      .select('shopper_signing_secret')
-      .where('id', '=', tokenId)
-      .executeTakeFirstOrThrow();
-    site.secret = secretRow.shopper_signing_secret;
+    site.secret = await signingSecretOf(t, issued.token);
     const sync = await wpPost(t, 'posts/sync', issued.token, {
       agent_id: agentId,
       site_url: site.siteUrl,

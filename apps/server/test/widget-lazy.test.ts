@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZWidgetAnswer } from '@service/contract';
 import { z } from 'zod';
 import { signShopperToken } from '../src/security/shopper-token.js';
-import { expectData, tokenIdOf, UNAUTHENTICATED_BODY } from './support/http.js';
+import { expectData, signingSecretOf, UNAUTHENTICATED_BODY } from './support/http.js';
 import { PLUGIN_VERSION, samplePost, wpPost } from './support/integration.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 import { createWidgetAgent, initRequest, initSession, newAnonId, widgetCall } from './support/widget.js';
@@ -25,12 +25,7 @@ describe('widget init: conversations are stored at the first call', () => {
     const created = await createWidgetAgent(t);
     agentId = created.agentId;
     const issued = await issueToken(t, created.tenant, ['wp:integration']);
-    const row = await t.database.db
-      .selectFrom('api_tokens')
-      .select('shopper_signing_secret')
-      .where('id', '=', await tokenIdOf(t, issued.token))
-      .executeTakeFirstOrThrow();
-    shopperSecret = row.shopper_signing_secret;
+    shopperSecret = await signingSecretOf(t, issued.token);
     const sync = await wpPost(t, 'posts/sync', issued.token, {
       agent_id: agentId,
       site_url: 'https://shop.example.com',

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZWidgetAnswer } from '@service/contract';
 import { signShopperToken } from '../src/security/shopper-token.js';
 import { type FakeSite, sampleOrder, startFakeSite } from './support/fake-site.js';
-import { expectData, tokenIdOf } from './support/http.js';
+import { expectData, signingSecretOf } from './support/http.js';
 import { PLUGIN_VERSION, samplePost, wpPost } from './support/integration.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 import { createWidgetAgent, initSession, widgetCall } from './support/widget.js';
@@ -31,12 +31,7 @@ describe('order questions without a model (offline responder)', () => {
     const created = await createWidgetAgent(t);
     agentId = created.agentId;
     const issued = await issueToken(t, created.tenant, ['wp:integration']);
-    const secret = await t.database.db
-      .selectFrom('api_tokens')
-      .select('shopper_signing_secret')
-      .where('id', '=', await tokenIdOf(t, issued.token))
-      .executeTakeFirstOrThrow();
-    site.secret = secret.shopper_signing_secret;
+    site.secret = await signingSecretOf(t, issued.token);
     const sync = await wpPost(t, 'posts/sync', issued.token, {
       agent_id: agentId,
       site_url: site.siteUrl,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ZOrdersLookupResult } from '@service/contract';
+import { EXPECTED_LOOKUP } from '../test/adapter-fixtures.js';
 import {
   bodyOf,
   createClock,
@@ -48,24 +49,7 @@ describe('orders/lookup', () => {
     store.orders.push({ wpUserId: 7, order: siteOrder(1001) });
     const answer = await call('orders/lookup', { wp_user_id: 7 });
     assert.equal(answer.status, 200);
-    assert.deepEqual(answer.body, {
-      data: {
-        count: 1,
-        orders: [
-          {
-            id: 1001,
-            number: '1001',
-            status: 'processing',
-            total: '59.80',
-            currency: 'EUR',
-            date_created: '2026-10-01T07:30:00+00:00',
-            items: [{ name: 'Trail Shoe', qty: 2, sku: 'SKU-1', total: '59.80' }],
-            tracking_url: '',
-            order_url: 'https://shop.example.com/my-account/view-order/1001/',
-          },
-        ],
-      },
-    });
+    assert.deepEqual(answer.body, EXPECTED_LOOKUP);
   });
 
   it('asks the store with the default limit 5, or the given limit and order number', async () => {

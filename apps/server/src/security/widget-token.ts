@@ -1,11 +1,11 @@
-import { createHash, createHmac, webcrypto } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import {
   type TWidgetTokenClaims,
   WIDGET_TOKEN_ISSUER,
   WIDGET_TOKEN_TTL_SECONDS,
   ZWidgetTokenClaims,
 } from '@service/contract';
-import { jwtVerify } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 
 /** A signing key for widget tokens: SHA-256 of WIDGET_TOKEN_SECRET (or of APP_KEY when unset). */
 export type WidgetTokenKey = Uint8Array;
@@ -20,13 +20,16 @@ export function widgetTokenKey(options: {
   return new Uint8Array(createHash('sha256').update(secret, 'utf8').digest());
 }
 
-// jose re-imports a raw key on every call; importing it once per key keeps verifying cheap.
+// jose re-imports a raw key on every call; importing it once per key keeps issuing cheap.
 const cryptoKeys = new WeakMap<WidgetTokenKey, Promise<webcrypto.CryptoKey>>();
 
 function cryptoKeyOf(key: WidgetTokenKey): Promise<webcrypto.CryptoKey> {
   let imported = cryptoKeys.get(key);
   if (!imported) {
-    imported = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+    imported = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
     cryptoKeys.set(key, imported);
   }
   return imported;
@@ -35,14 +38,7 @@ function cryptoKeyOf(key: WidgetTokenKey): Promise<webcrypto.CryptoKey> {
 /** A freshly issued widget token and when it expires. */
 export type IssuedWidgetToken = { token: string; expiresAt: Date };
 
-/** The protected header of every widget token, base64url-encoded once. */
-const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
-
-/**
- * Issues an HS256 widget token (RFC 7515 compact form) for one agent, visitor and
- * conversation, valid 60 minutes. Signed with node's HMAC directly: WebCrypto's async job per
- * token cost more than the rest of init; verification stays with jose.
- */
+/** Issues an HS256 widget token for one agent, visitor and conversation, valid 60 minutes. */
 export async function issueWidgetToken(
   key: WidgetTokenKey,
   claims: TWidgetTokenClaims,
@@ -50,11 +46,13 @@ export async function issueWidgetToken(
 ): Promise<IssuedWidgetToken> {
   const iat = Math.floor(now.getTime() / 1000);
   const exp = iat + WIDGET_TOKEN_TTL_SECONDS;
-  const payload = Buffer.from(JSON.stringify({ ...claims, iss: WIDGET_TOKEN_ISSUER, iat, exp })).toString(
-    'base64url',
-  );
-  const signature = createHmac('sha256', key).update(`${HEADER}.${payload}`).digest('base64url');
-  return { token: `${HEADER}.${payload}.${signature}`, expiresAt: new Date(exp * 1000) };
+  const token = await new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(WIDGET_TOKEN_ISSUER)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .sign(await cryptoKeyOf(key));
+  return { token, expiresAt: new Date(exp * 1000) };
 }
 
 /**

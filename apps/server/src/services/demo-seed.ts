@@ -94,17 +94,20 @@ export async function seedDemo(options: {
   return { agentId: agent.id, created: true };
 }
 
-/** The agent `/demo` embeds: the first published agent of the demo workspace, or null. */
-export async function findDemoAgent(db: Kysely<DB>): Promise<string | null> {
-  const row = await db
+/** The published agents of the seeded demo workspace, oldest first (a query to select from). */
+function demoAgents(db: Kysely<DB>) {
+  return db
     .selectFrom('agents')
     .innerJoin('workspaces', 'workspaces.id', 'agents.workspace_id')
-    .select('agents.id')
     .where('workspaces.slug', '=', DEMO_WORKSPACE_SLUG)
     .where('workspaces.name', '=', DEMO_WORKSPACE_NAME)
     .where('agents.is_published', '=', true)
-    .orderBy('agents.created_at')
-    .executeTakeFirst();
+    .orderBy('agents.created_at');
+}
+
+/** The agent `/demo` embeds: the first published agent of the demo workspace, or null. */
+export async function findDemoAgent(db: Kysely<DB>): Promise<string | null> {
+  const row = await demoAgents(db).select('agents.id').executeTakeFirst();
   return row?.id ?? null;
 }
 
@@ -121,18 +124,16 @@ export async function connectDemoShop(options: {
   origin: string;
 }): Promise<DemoShopConnection> {
   const { db } = options;
-  const agentId = await findDemoAgent(db);
-  if (agentId === null) {
+  const agent = await demoAgents(db)
+    .select(['agents.id', 'agents.workspace_id', 'agents.allowed_origins'])
+    .executeTakeFirst();
+  if (!agent) {
     throw new AppError('not_found', {
       message:
         'No demo workspace: start the service on the embedded store with DEMO_SEED=true (the default) first.',
     });
   }
-  const agent = await db
-    .selectFrom('agents')
-    .select(['workspace_id', 'allowed_origins'])
-    .where('id', '=', agentId)
-    .executeTakeFirstOrThrow();
+  const agentId = agent.id;
   if (!agent.allowed_origins.includes(options.origin)) {
     await db
       .updateTable('agents')

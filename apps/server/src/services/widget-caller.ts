@@ -33,7 +33,7 @@ export type WidgetCaller = {
  * conversation). The workspace is the agent's, nothing else.
  *
  * A token whose claims say the conversation is not stored yet (`pending`) stores it here, at
- * its first call, then resolves as any other: its visitor is the one of the signed
+ * its first call, then resolves like every other token: its visitor is the one of the signed
  * `(agent_id, anon_id)`, so a conversation stored under another visitor stays out of reach,
  * and one stored then closed is never re-created (the insert does nothing on a conflict).
  */

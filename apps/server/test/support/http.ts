@@ -62,6 +62,16 @@ export async function tokenIdOf(t: TestApp, plaintext: string): Promise<string> 
   return row.id;
 }
 
+/** The shopper_signing_secret of an API token, by its plaintext (what the handshake gives a site). */
+export async function signingSecretOf(t: TestApp, plaintext: string): Promise<string> {
+  const row = await t.database.db
+    .selectFrom('api_tokens')
+    .select('shopper_signing_secret')
+    .where('token_hash', '=', hashApiToken(plaintext))
+    .executeTakeFirstOrThrow();
+  return row.shopper_signing_secret;
+}
+
 /** Audit rows of a workspace, oldest first. */
 export async function auditRows(t: TestApp, workspaceId: string) {
   return t.database.db

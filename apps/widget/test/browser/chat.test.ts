@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { z } from 'zod';
 import { addText } from '../../../server/test/support/widget.js';
-import { launchBrowser, requestsTo, withPage } from './support/browser.js';
-import { embedPage, type HostSite, startHostSite } from './support/host.js';
-import { eventually, hostAgent, type Service, startService } from './support/service.js';
+import { requestsTo, withPage } from './support/browser.js';
+import { useHarness } from './support/harness.js';
+import { embedPage, type HostSite } from './support/host.js';
+import { eventually, hostAgent, type Service } from './support/service.js';
 import {
   ask,
   assertCitations,
@@ -34,15 +35,8 @@ describe('widget in Chromium: chat', () => {
   let service: Service;
   let host: HostSite;
 
-  before(async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    host = await startHostSite();
-  });
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    await service?.close();
+  useHarness((started) => {
+    ({ browser, service, host } = started);
   });
 
   /** A published agent allowing the host site, with the returns policy indexed. */

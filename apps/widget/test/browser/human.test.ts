@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { z } from 'zod';
 import { injectJson, type Tenant } from '../../../server/test/support/test-app.js';
-import { launchBrowser, requestsTo, withPage } from './support/browser.js';
-import { embedPage, type HostSite, startHostSite } from './support/host.js';
-import { eventually, hostAgent, type Service, startService } from './support/service.js';
+import { requestsTo, withPage } from './support/browser.js';
+import { useHarness } from './support/harness.js';
+import { embedPage, type HostSite } from './support/host.js';
+import { eventually, hostAgent, type Service } from './support/service.js';
 import { ask, assistantMessages, byTestId, loadWidget, openPanel, uiString } from './support/widget.js';
 
 // "Talk to a human" end to end: the visitor asks for a person, an operator claims the
@@ -21,15 +22,8 @@ describe('widget in Chromium: talk to a human', () => {
   let service: Service;
   let host: HostSite;
 
-  before(async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    host = await startHostSite();
-  });
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    await service?.close();
+  useHarness((started) => {
+    ({ browser, service, host } = started);
   });
 
   const conversation = (id: string) =>

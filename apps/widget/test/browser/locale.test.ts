@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, withPage } from './support/browser.js';
-import { type EmbedOptions, embedPage, type HostSite, startHostSite } from './support/host.js';
-import { hostAgent, type Service, startService } from './support/service.js';
+import { withPage } from './support/browser.js';
+import { useHarness } from './support/harness.js';
+import { type EmbedOptions, embedPage, type HostSite } from './support/host.js';
+import { hostAgent, type Service } from './support/service.js';
 import { byTestId, loadWidget, uiStrings, widgetRoot } from './support/widget.js';
 
 // UI language resolution in a real browser: data-locale, then <html lang>, then the agent's
@@ -60,15 +61,8 @@ describe('widget in Chromium: UI language', () => {
   let service: Service;
   let host: HostSite;
 
-  before(async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    host = await startHostSite();
-  });
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    await service?.close();
+  useHarness((started) => {
+    ({ browser, service, host } = started);
   });
 
   test('the locale files tell pt-BR from pt (the pt-BR case below is meaningful)', () => {

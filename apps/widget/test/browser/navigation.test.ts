@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, requestsTo, withPage } from './support/browser.js';
-import { type HostSite, startHostSite } from './support/host.js';
-import { hostAgent, type Service, startService } from './support/service.js';
+import { requestsTo, withPage } from './support/browser.js';
+import { useHarness } from './support/harness.js';
+import type { HostSite } from './support/host.js';
+import { hostAgent, type Service } from './support/service.js';
 import { ask, assistantMessages, byTestId, loadWidget, openPanel } from './support/widget.js';
 
 // A single-page app as host: its own script (a same-origin file) changes the URL with
@@ -62,16 +63,9 @@ describe('widget in Chromium: single-page navigation', () => {
   let service: Service;
   let host: HostSite;
 
-  before(async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    host = await startHostSite();
+  useHarness((started) => {
+    ({ browser, service, host } = started);
     host.serve('/spa.js', { html: SPA_JS, headers: { 'content-type': 'text/javascript; charset=utf-8' } });
-  });
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    await service?.close();
   });
 
   async function spaUrl(): Promise<string> {

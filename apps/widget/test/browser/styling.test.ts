@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Browser, Locator } from 'playwright-core';
-import { launchBrowser, withPage } from './support/browser.js';
-import { embedPage, type HostSite, startHostSite, strictCsp } from './support/host.js';
-import { hostAgent, type Service, startService } from './support/service.js';
+import { withPage } from './support/browser.js';
+import { useHarness } from './support/harness.js';
+import { embedPage, type HostSite, strictCsp } from './support/host.js';
+import { hostAgent, type Service } from './support/service.js';
 import { byTestId, hexToRgb, loadWidget, openPanel, uiString, widgetRoot } from './support/widget.js';
 
 // The widget keeps its own look whatever the host page does: a strict CSP, a stylesheet that
@@ -31,15 +32,8 @@ describe('widget in Chromium: styling', () => {
   let service: Service;
   let host: HostSite;
 
-  before(async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    host = await startHostSite();
-  });
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    await service?.close();
+  useHarness((started) => {
+    ({ browser, service, host } = started);
   });
 
   test('on a strict-CSP page the widget is styled, themed and localised, with no CSP violation', async () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, withPage } from './support/browser.js';
-import { embedPage, type HostSite, startHostSite } from './support/host.js';
-import { eventually, hostAgent, type Service, startService, widgetEvents } from './support/service.js';
+import { withPage } from './support/browser.js';
+import { useHarness } from './support/harness.js';
+import { embedPage, type HostSite } from './support/host.js';
+import { eventually, hostAgent, type Service, widgetEvents } from './support/service.js';
 import { byTestId, loadWidget } from './support/widget.js';
 
 // Proactive triggers (agent.behavior_rules) in a real browser: each fires once per page view,
@@ -16,15 +17,8 @@ describe('widget in Chromium: proactive triggers', () => {
   let service: Service;
   let host: HostSite;
 
-  before(async () => {
-    browser = await launchBrowser();
-    service = await startService();
-    host = await startHostSite();
-  });
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    await service?.close();
+  useHarness((started) => {
+    ({ browser, service, host } = started);
   });
 
   /** A host page at `path` embedding an agent with `rules`; returns its URL and agent id. */
