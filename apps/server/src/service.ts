@@ -51,7 +51,11 @@ export async function startService(
         options.onFatal?.(error);
       });
       cleanups.push(release);
-      database = await openEmbeddedDatabase({ dataDir: config.dataDir, log: adapt(log) });
+      database = await openEmbeddedDatabase({
+        dataDir: config.dataDir,
+        log: adapt(log),
+        cacheMb: config.database.cacheMb,
+      });
     } else {
       database = await openPostgresDatabase({
         url: config.database.url,

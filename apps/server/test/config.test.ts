@@ -76,6 +76,13 @@ describe('loadConfig', () => {
     assert.equal(config.port, 8080);
   });
 
+  test('EMBEDDED_CACHE_MB sets the embedded buffer cache (16–1024 MB); unset, it is sized at start', () => {
+    assert.deepEqual(loadConfig({ EMBEDDED_CACHE_MB: '256' }).database, { mode: 'embedded', cacheMb: 256 });
+    assert.deepEqual(loadConfig({ EMBEDDED_CACHE_MB: '' }).database, { mode: 'embedded' });
+    for (const bad of ['15', '1025', '64.5', 'lots', '-1'])
+      rejects({ EMBEDDED_CACHE_MB: bad }, 'EMBEDDED_CACHE_MB');
+  });
+
   test('a bad PORT is named', () => {
     rejects({ PORT: 'abc' }, 'PORT');
     rejects({ PORT: '70000' }, 'PORT');

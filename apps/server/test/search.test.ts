@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type TSearchHit, ZSearchResult } from '@service/contract';
 import { sql } from 'kysely';
 import { orTsQuery } from '../src/retrieval/search.js';
+import { correctionsQuery } from '../src/retrieval/vocabulary.js';
 import { expectData, expectError, expectValidation } from './support/http.js';
 import {
   createAgent,
@@ -199,6 +200,21 @@ describe('admin API: hybrid search over an agent', () => {
       name: string | null;
     }>`select to_regclass('agent_words_trgm_idx')::text as name`.execute(t.database.db);
     assert.equal(index.rows[0]?.name, 'agent_words_trgm_idx');
+  });
+
+  test("a typo's corrections name each lexeme once: both forms where stemming changes the word", async (context) => {
+    if (!t.database.features.trigram) {
+      context.skip('pg_trgm is not available on this database');
+      return;
+    }
+    const result = await sql<{ query: string | null }>`
+      select (${correctionsQuery(site.agentId, ['refnd', 'polcy'], 'english')})::text as query`.execute(
+      t.database.db,
+    );
+    const lexemes = (result.rows[0]?.query ?? '').split(' | ');
+    assert.deepEqual(lexemes, [...new Set(lexemes)], `no operand twice: ${result.rows[0]?.query}`);
+    // 'refund' is its own stem: written once; 'policy' stems to 'polici': both are kept.
+    for (const lexeme of ["'refund'", "'policy'", "'polici'"]) assert.ok(lexemes.includes(lexeme), lexeme);
   });
 
   test('the trigram index exists exactly when pg_trgm does', async () => {

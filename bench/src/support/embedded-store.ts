@@ -23,6 +23,11 @@ export type EmbeddedStore = {
   /** The bootstrapped workspace, acting as the CLI, for seeding through the services. */
   scope: TenantScope;
   dataDir: string;
+  /**
+   * Closes the database and opens it again as the service does at its next start (the buffer
+   * cache sized from the data it now holds); `database` and `scope` then point at the new one.
+   */
+  reopen(): Promise<void>;
   /** Closes the database and deletes its directory. */
   close(): Promise<void>;
 };
@@ -54,18 +59,25 @@ export async function openEmbeddedStore(env: Record<string, string> = {}): Promi
       workspaceId: tenant.workspace.id,
       actor: { type: 'cli', id: null },
     };
-    return {
+    const store: EmbeddedStore = {
       config,
       database: opened,
       migrationCount: migrations.length,
       tenant,
       scope,
       dataDir,
+      async reopen() {
+        await store.database.close();
+        const again = await openEmbeddedDatabase({ dataDir, log: silent });
+        store.database = again;
+        store.scope = { ...store.scope, db: again.db };
+      },
       async close() {
-        await opened.close();
+        await store.database.close();
         await rm(dataDir, { recursive: true, force: true });
       },
     };
+    return store;
   } catch (error) {
     await database?.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -179,20 +179,12 @@ export function capturingDb(store: EmbeddedStore): { db: Kysely<DB>; captured: C
 }
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of `query`, inside a transaction that first replays `settings`
- * (the `set_config(…, true)` statements the code ran before it, local to its transaction).
+ * EXPLAIN (ANALYZE, BUFFERS) of `query`, on a connection with the service's session settings
+ * (db/database.ts applies them to every connection).
  */
-export async function explainAnalyze(
-  db: Kysely<DB>,
-  query: CapturedQuery,
-  settings: readonly CapturedQuery[],
-): Promise<string> {
-  return db.transaction().execute(async (trx) => {
-    for (const setting of settings)
-      await trx.executeQuery(CompiledQuery.raw(setting.sql, [...setting.parameters]));
-    const result = await trx.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`explain (analyze, buffers) ${query.sql}`, [...query.parameters]),
-    );
-    return result.rows.map((row) => row['QUERY PLAN']).join('\n');
-  });
+export async function explainAnalyze(db: Kysely<DB>, query: CapturedQuery): Promise<string> {
+  const result = await db.executeQuery<{ 'QUERY PLAN': string }>(
+    CompiledQuery.raw(`explain (analyze, buffers) ${query.sql}`, [...query.parameters]),
+  );
+  return result.rows.map((row) => row['QUERY PLAN']).join('\n');
 }

@@ -148,7 +148,11 @@ async function runDataCommand(
 async function openStore(config: Config, log: Logger, migrated: boolean): Promise<Database> {
   const database =
     config.database.mode === 'embedded'
-      ? await openEmbeddedDatabase({ dataDir: config.dataDir, log: quiet(log) })
+      ? await openEmbeddedDatabase({
+          dataDir: config.dataDir,
+          log: quiet(log),
+          cacheMb: config.database.cacheMb,
+        })
       : await openPostgresDatabase({ url: config.database.url, poolSize: 2, log: quiet(log) });
   try {
     if (migrated) await migrate(database.pool, await loadMigrations());

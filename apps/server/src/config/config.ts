@@ -34,6 +34,7 @@ export const ZEnv = z.object({
   PUBLIC_BASE_URL: optionalUrl,
   DATABASE_URL: ZPostgresUrl,
   DATABASE_POOL_SIZE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100).default(10)),
+  EMBEDDED_CACHE_MB: z.preprocess(emptyToUndefined, z.coerce.number().int().min(16).max(1024).optional()),
   REDIS_URL: z.preprocess(
     emptyToUndefined,
     z
@@ -116,7 +117,10 @@ export type Config = Readonly<{
   host: string;
   dataDir: string;
   publicBaseUrl: string | undefined;
-  database: Readonly<{ mode: 'embedded' } | { mode: 'postgres'; url: string; poolSize: number }>;
+  /** Embedded: `cacheMb` is the buffer cache (`EMBEDDED_CACHE_MB`); absent, sized from the data at start. */
+  database: Readonly<
+    { mode: 'embedded'; cacheMb?: number } | { mode: 'postgres'; url: string; poolSize: number }
+  >;
   redisUrl: string | undefined;
   /** Raw 32-byte master key; undefined until `ensureAppKey` provides one on the embedded store. */
   appKey: Buffer | undefined;
@@ -232,7 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: Object.freeze(
       e.DATABASE_URL
         ? { mode: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
-        : { mode: 'embedded' as const },
+        : { mode: 'embedded' as const, ...(e.EMBEDDED_CACHE_MB ? { cacheMb: e.EMBEDDED_CACHE_MB } : {}) },
     ),
     redisUrl: e.REDIS_URL,
     appKey: e.APP_KEY ? (decodeAppKey(e.APP_KEY) ?? undefined) : undefined,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fuseRankedLists, normalizeQuery, orTsQuery, queryTerms, RRF_K } from './search.js';
+import { eitherForm, fuseRankedLists, normalizeQuery, orTsQuery, queryTerms, RRF_K } from './search.js';
 
 describe('search query sanitizer', () => {
   test('keeps only words: letters, marks and digits, lower case, de-duplicated', () => {
@@ -94,6 +94,20 @@ describe('reciprocal rank fusion', () => {
         { name: 'trigram', ids: ['a'] },
       ]).map((hit) => hit.id),
       ['a', 'b'],
+    );
+  });
+});
+
+describe('tsquery forms', () => {
+  test('a word whose simple and stemmed forms agree is written once', () => {
+    assert.equal(eitherForm("'refund'", "'refund'"), "'refund'");
+    assert.equal(eitherForm("'policy'", "'polici'"), "('policy') | ('polici')");
+    assert.equal(eitherForm("'the'", ''), "'the'", 'a stop word has only its simple form');
+    assert.equal(eitherForm('', ''), '');
+    assert.equal(
+      eitherForm("'gift' & 'card'", "'gift' & 'card'"),
+      "'gift' & 'card'",
+      'a whole strict query too',
     );
   });
 });

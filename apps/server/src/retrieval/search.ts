@@ -176,20 +176,34 @@ type TsqueryForms = { strict: string; words: string[] };
 /**
  * Builds the full-text queries in their own small statement, so the ranking statement, which
  * uses each of them in several tiers, gets them as tsquery constants: the dictionaries run once
- * and the planner still sees the values (index conditions, selectivity).
+ * and the planner still sees the values (index conditions, selectivity). Each is the `simple`
+ * form OR the configuration's, written once when the two are the same (most words the stemmer
+ * leaves alone): ranking costs time per query operand and per row, and an operand a row does
+ * not contain never changes `ts_rank_cd` of an OR query.
  */
 async function tsqueryForms(db: Kysely<DB>, query: string, config: string): Promise<TsqueryForms> {
   const terms = contentTerms(query);
-  const words = terms.map(
-    (term) =>
-      sql`(to_tsquery('simple', ${`'${term}'`}) || to_tsquery(${config}::regconfig, ${`'${term}'`}))::text`,
-  );
-  const result = await sql<{ strict: string; words: string[] }>`
-    select (websearch_to_tsquery('simple', ${query}) || websearch_to_tsquery(${config}::regconfig, ${query}))::text
-        as strict,
-      ${words.length > 0 ? sql`array[${sql.join(words)}]` : sql`array[]::text[]`} as words`.execute(db);
+  const quoted = terms.map((term) => `'${term}'`);
+  const result = await sql<{ strict: [string, string]; words: string[] }>`
+    select array[websearch_to_tsquery('simple', ${query})::text,
+        websearch_to_tsquery(${config}::regconfig, ${query})::text] as strict,
+      array(select f.form from unnest(${quoted}::text[]) with ordinality as t(term, i)
+        cross join lateral (values (1, to_tsquery('simple', t.term)::text),
+          (2, to_tsquery(${config}::regconfig, t.term)::text)) as f(k, form)
+        order by t.i, f.k) as words`.execute(db);
   const row = result.rows[0];
-  return { strict: row?.strict ?? '', words: terms.length > 0 ? (row?.words ?? []) : [] };
+  const forms = row?.words ?? [];
+  return {
+    strict: eitherForm(row?.strict[0] ?? '', row?.strict[1] ?? ''),
+    words: terms.map((_, i) => eitherForm(forms[2 * i] ?? '', forms[2 * i + 1] ?? '')),
+  };
+}
+
+/** Two tsquery texts as one that matches either: one of them when the other is empty or equal. */
+export function eitherForm(simple: string, configured: string): string {
+  if (simple === '' || simple === configured) return configured;
+  if (configured === '') return simple;
+  return `(${simple}) | (${configured})`;
 }
 
 /** Queries with at most this many content words rank the chunks matching two of them first. */
@@ -242,17 +256,30 @@ function fullTextIds(scope: Scope, forms: TsqueryForms): Sql {
    * density, cut at the n-th row with its ties. Computing `m` reads each tsvector once, copied
    * into memory: one stored out of line (TOAST) would otherwise be fetched again for every word.
    */
-  const tier = (name: string, match: Sql, when: Sql, m: number | null) => {
+  const tier = (
+    name: string,
+    match: Sql,
+    when: Sql,
+    m: number | null,
+    rank: Sql = sql`ts_rank_cd(c.tsv, ${loose})`,
+  ) => {
     const rows = sql`select c.id, c.tsv from chunks c where ${inScope} and c.tsv @@ ${match} and ${when}`;
     const from =
       m === null ? sql`(select id, (array[tsv])[1] as tsv from (${rows}) as s offset 0)` : sql`(${rows})`;
     return sql`${sql.id(name)} as (
-      select c.id, c.tsv, ${m === null ? matched : sql.lit(m)} as m, ts_rank_cd(c.tsv, ${loose}) as r
+      select c.id, ${m === null ? matched : sql.lit(m)} as m, ${rank} as r
       from ${from} as c
       order by m desc, r desc
       fetch first ${n} rows with ties)`;
   };
   const oneWord = pairs ? sql`(${loose} && !!${strict} && !!${pairs})` : sql`(${loose} && !!${strict})`;
+  // A row of the one-word tier holds exactly one of the words, and the words it lacks add
+  // nothing to its cover density: ranking it by that word alone gives the same number for a
+  // fraction of the work (the tier of a common word is thousands of rows).
+  const oneWordRank = sql`case ${sql.join(
+    words.map((word) => sql`when c.tsv @@ ${word} then ts_rank_cd(c.tsv, ${word})`),
+    sql` `,
+  )} end`;
   const strictAll = sql`${nonEmpty(strict)} and ${nonEmpty(all)}`;
   const tiers = [
     tier('t1', sql`(${strict} && ${all})`, strictAll, words.length),
@@ -264,23 +291,25 @@ function fullTextIds(scope: Scope, forms: TsqueryForms): Sql {
           sql`${nonEmpty(pairs)} and ${fewerThanN(['t1', 't2'])}`,
           null,
         )
-      : sql`t3 as (select null::text as id, null::tsvector as tsv, 0 as m, 0::real as r where false)`,
+      : sql`t3 as (select null::text as id, 0 as m, 0::real as r where false)`,
     tier(
       't4',
       oneWord,
       sql`${nonEmpty(loose)} and ${fewerThanN(['t1', 't2', 't3'])}`,
       pairs || words.length === 1 ? 1 : null,
+      pairs ? oneWordRank : undefined,
     ),
   ];
   return sql`array(
     with ${sql.join(tiers, sql`, `)}
     select t.id from (
-      select id, tsv, true as strict, m, r from t1
-      union all select id, tsv, true, m, r from t2
-      union all select id, tsv, false, m, r from t3
-      union all select id, tsv, false, m, r from t4
+      select id, true as strict, m, r from t1
+      union all select id, true, m, r from t2
+      union all select id, false, m, r from t3
+      union all select id, false, m, r from t4
     ) as t
-    order by t.strict desc, t.m desc, t.r desc, ts_rank_cd(t.tsv, ${strict}) desc, t.id
+    join chunks c on c.id = t.id and ${inScope}
+    order by t.strict desc, t.m desc, t.r desc, ts_rank_cd(c.tsv, ${strict}) desc, t.id
     limit ${n})`;
 }
 
@@ -319,8 +348,9 @@ const QUERY_EMBED_TIMEOUT_MS = 5_000;
 /**
  * Chunks whose text vector is nearest the query's (cosine), among this agent's vectors of the
  * active provider, above the provider's similarity floor. The dimension is a literal so the
- * planner can use that dimension's partial HNSW index; iterative scans keep the agent filter
- * from starving the index of candidates (pgvector ≥ 0.8).
+ * planner can use that dimension's partial HNSW index. The scan's width and its iterative mode,
+ * which keeps the agent filter from starving the index of candidates (pgvector ≥ 0.8), are set
+ * once per connection (`VECTOR_SESSION_SETTINGS` in db/database.ts), not per search.
  */
 async function vectorList(scope: Scope, query: string, embeddings: EmbeddingProvider): Promise<RankedList> {
   const [embedding] = await embeddings.embed([query], {
@@ -330,30 +360,25 @@ async function vectorList(scope: Scope, query: string, embeddings: EmbeddingProv
   const dims = sql.lit(embedding.length);
   const literal = toVectorLiteral(embedding);
   const maxDistance = 1 - embeddings.minSimilarity;
-  const rows = await scope.db.transaction().execute(async (trx) => {
-    await sql`select set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', '100', true)`.execute(
-      trx,
-    );
-    const result = await sql<{ id: string }>`
-      with nearest as (
-        select e.content_hash, e.embedding::vector(${dims}) <=> ${literal}::vector(${dims}) as distance
-        from embeddings e
-        where e.workspace_id = ${scope.workspaceId}
-          and e.agent_id = ${scope.agentId}
-          and e.model = ${embeddings.key}
-          and e.dims = ${dims}
-        order by e.embedding::vector(${dims}) <=> ${literal}::vector(${dims})
-        limit ${scope.candidates}
-      )
-      select c.id
-      from nearest n
-      join chunks c on c.agent_id = ${scope.agentId} and c.content_hash = n.content_hash
-      where c.workspace_id = ${scope.workspaceId}
-        and n.distance <= ${maxDistance}
-      order by n.distance, c.id
-      limit ${scope.candidates}`.execute(trx);
-    return result.rows;
-  });
+  const result = await sql<{ id: string }>`
+    with nearest as (
+      select e.content_hash, e.embedding::vector(${dims}) <=> ${literal}::vector(${dims}) as distance
+      from embeddings e
+      where e.workspace_id = ${scope.workspaceId}
+        and e.agent_id = ${scope.agentId}
+        and e.model = ${embeddings.key}
+        and e.dims = ${dims}
+      order by e.embedding::vector(${dims}) <=> ${literal}::vector(${dims})
+      limit ${scope.candidates}
+    )
+    select c.id
+    from nearest n
+    join chunks c on c.agent_id = ${scope.agentId} and c.content_hash = n.content_hash
+    where c.workspace_id = ${scope.workspaceId}
+      and n.distance <= ${maxDistance}
+    order by n.distance, c.id
+    limit ${scope.candidates}`.execute(scope.db);
+  const rows = result.rows;
   return { name: 'vector', ids: rows.map((row) => row.id) };
 }
 

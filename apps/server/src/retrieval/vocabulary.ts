@@ -46,6 +46,8 @@ export const CORRECTIONS_PER_TERM = 3;
  * vocabulary words most similar to it (pg_trgm, through agent_words_trgm_idx). `%` finds them
  * at pg_trgm's own threshold (0.3 unless changed) and the explicit TRIGRAM_THRESHOLD decides, so
  * no setting has to be changed first (a server threshold above it only means fewer candidates).
+ * Each word's `simple` and configured lexemes are written once where they are the same, since
+ * ranking pays for every operand of the query on every matching row.
  */
 export function correctionsQuery(
   agentId: string,
@@ -53,18 +55,18 @@ export function correctionsQuery(
   config: string,
 ): RawBuilder<unknown> {
   return sql`(
-    select to_tsquery('simple', f.words) || to_tsquery(${config}::regconfig, f.words)
-    from (
-      select string_agg(distinct '''' || w.word || '''', ' | ') as words
-      from unnest(${terms}::text[]) as q(term)
-      cross join lateral (
-        select v.word from agent_words v
-        where v.agent_id = ${agentId} and v.word % q.term and v.word <> q.term
-          and similarity(v.word, q.term) >= ${TRIGRAM_THRESHOLD}
-        order by similarity(v.word, q.term) desc, v.word
-        limit ${CORRECTIONS_PER_TERM}
-      ) as w
-      where not exists (select 1 from agent_words k where k.agent_id = ${agentId} and k.word = q.term)
-    ) as f
-    where f.words is not null)`;
+    select string_agg(distinct x.form, ' | ')::tsquery
+    from unnest(${terms}::text[]) as q(term)
+    cross join lateral (
+      select v.word from agent_words v
+      where v.agent_id = ${agentId} and v.word % q.term and v.word <> q.term
+        and similarity(v.word, q.term) >= ${TRIGRAM_THRESHOLD}
+      order by similarity(v.word, q.term) desc, v.word
+      limit ${CORRECTIONS_PER_TERM}
+    ) as w
+    cross join lateral (values
+      (to_tsquery('simple', '''' || w.word || '''')::text),
+      (to_tsquery(${config}::regconfig, '''' || w.word || '''')::text)) as x(form)
+    where x.form <> ''
+      and not exists (select 1 from agent_words k where k.agent_id = ${agentId} and k.word = q.term))`;
 }
