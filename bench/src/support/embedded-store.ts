@@ -25,9 +25,10 @@ export type EmbeddedStore = {
   dataDir: string;
   /**
    * Closes the database and opens it again as the service does at its next start (the buffer
-   * cache sized from the data it now holds); `database` and `scope` then point at the new one.
+   * cache sized from the data it now holds, unless `cacheMb` is given); `database` and `scope`
+   * then point at the new one.
    */
-  reopen(): Promise<void>;
+  reopen(options?: { cacheMb?: number }): Promise<void>;
   /** Closes the database and deletes its directory. */
   close(): Promise<void>;
 };
@@ -66,9 +67,9 @@ export async function openEmbeddedStore(env: Record<string, string> = {}): Promi
       tenant,
       scope,
       dataDir,
-      async reopen() {
+      async reopen(options = {}) {
         await store.database.close();
-        const again = await openEmbeddedDatabase({ dataDir, log: silent });
+        const again = await openEmbeddedDatabase({ dataDir, log: silent, cacheMb: options.cacheMb });
         store.database = again;
         store.scope = { ...store.scope, db: again.db };
       },
