@@ -219,8 +219,10 @@ const MAX_PAIRED_TERMS = 8;
  * are taken in tiers that this order keeps apart, each found through the GIN index alone:
  * strict matches with every word, other strict matches, chunks with two of the words, chunks
  * with one. A tier is read only while the tiers before it hold fewer than the candidates
- * wanted, and ranks only by what differs within it; the second cover density is computed for
- * the few rows tied at the cut. The answer is the same as ranking every match.
+ * wanted, and ranks only by what differs within it. Tiers sort ids and keys only (sorting the
+ * vectors too spilled a common word's tier to disk); the second cover density is computed at
+ * the end for the few rows that survive the cuts, their vectors read again by id. The answer
+ * is the same as ranking every match.
  */
 function fullTextIds(scope: Scope, forms: TsqueryForms): Sql {
   const n = sql.lit(scope.candidates);
