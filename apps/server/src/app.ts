@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -10,8 +11,10 @@ import { createRateLimits } from './http/rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
 import { createLogger } from './logger.js';
+import { SESSION_COOKIE } from './services/admin-sessions.js';
 import { forgetWidgetAgents } from './services/widget-agent-cache.js';
 import { adminSurface } from './surfaces/admin/index.js';
+import { sessionRoutes } from './surfaces/admin/session.route.js';
 import { integrationSurface } from './surfaces/integration/index.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
 import { demoRoutes } from './surfaces/public/demo.route.js';
@@ -77,6 +80,13 @@ export async function createApp(
             scheme: 'bearer',
             description: 'An API token (svc_…) with the needed ability',
           },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description:
+              'A signed-in session (POST /api/v1/admin/session); requests that change something also send X-CSRF-Token',
+          },
         },
       },
     },
@@ -92,11 +102,13 @@ export async function createApp(
       forgetWidgetAgents();
     }
   });
+  await app.register(cookie);
   await app.register(healthRoutes(deps));
-  await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
   const limits = createRateLimits(deps.config);
   app.addHook('onClose', () => limits.close());
   await limits.ready();
+  await app.register(sessionRoutes(deps, limits), { prefix: '/api/v1/admin/session' });
+  await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
   await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
   await app.register(widgetSurface(deps, limits));
   await app.register(publicKbRoutes(deps));

@@ -80,6 +80,21 @@ describe('OpenAPI document', () => {
       },
       { type: 'http', scheme: 'bearer' },
     );
+    const cookie = doc.components.securitySchemes.sessionCookie;
+    assert.deepEqual(cookie && { type: cookie.type, in: cookie.in, name: cookie.name }, {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'svc_admin_session',
+    });
+  });
+
+  test('signing in needs no credential; reading and ending a session need its cookie', () => {
+    const signIn = operation('POST', '/api/v1/admin/session');
+    assert.ok(signIn.security === undefined || signIn.security.length === 0);
+    for (const status of ['200', '401', '403', '422', '429']) assert.ok(signIn.responses[status], status);
+    for (const method of ['GET', 'DELETE']) {
+      assert.deepEqual(operation(method, '/api/v1/admin/session').security, [{ sessionCookie: [] }], method);
+    }
   });
 
   test('the route list under test matches the real router', () => {
@@ -109,10 +124,14 @@ describe('OpenAPI document', () => {
     );
   });
 
-  test('admin routes declare bearerAuth and their error answers', () => {
+  test('admin routes declare a bearer token or a session cookie, and their error answers', () => {
     for (const route of ADMIN_ROUTES) {
       const op = operation(route.method, route.openapi);
-      assert.deepEqual(op.security, [{ bearerAuth: [] }], `${route.method} ${route.openapi}`);
+      assert.deepEqual(
+        op.security,
+        [{ bearerAuth: [] }, { sessionCookie: [] }],
+        `${route.method} ${route.openapi}`,
+      );
       for (const status of ['401', '403', '422']) {
         assert.ok(op.responses[status], `${route.method} ${route.openapi} lacks ${status}`);
       }

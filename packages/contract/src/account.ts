@@ -47,3 +47,21 @@ export const ZAuditLog = z.object({
   created_at: z.string(),
 });
 export type TAuditLog = z.infer<typeof ZAuditLog>;
+
+/** Body of `POST /api/v1/admin/session` (sign in with a password). */
+export const ZSessionLogin = z.strictObject({
+  email: z.string().trim().min(1).max(254),
+  password: z.string().min(1).max(200),
+});
+export type TSessionLogin = z.infer<typeof ZSessionLogin>;
+
+/** An admin session as its owner sees it: who, where, until when, and the CSRF token to send. */
+export const ZAdminSession = z.object({
+  user: ZUser,
+  workspace: ZWorkspace,
+  csrf_token: z
+    .string()
+    .describe('Send it as the X-CSRF-Token header on every request that changes something'),
+  expires_at: z.string(),
+});
+export type TAdminSession = z.infer<typeof ZAdminSession>;

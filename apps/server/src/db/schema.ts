@@ -72,6 +72,18 @@ export type ApiTokensTable = {
   created_at: CreatedAt;
 };
 
+export type AdminSessionsTable = {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  secret_hash: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: CreatedAt;
+  last_seen_at: UpdatedAt;
+  expires_at: Date;
+};
+
 export type AuditLogsTable = {
   id: string;
   workspace_id: string;
@@ -182,6 +194,7 @@ export type DB = ConversationTables & {
   memberships: MembershipsTable;
   agents: AgentsTable;
   api_tokens: ApiTokensTable;
+  admin_sessions: AdminSessionsTable;
   audit_logs: AuditLogsTable;
   sources: SourcesTable;
   documents: DocumentsTable;

@@ -21,6 +21,9 @@ export const WIDGET_LIMITS = {
   session: 30,
 } as const;
 
+/** Sign-in attempts per minute for one email from one client address. */
+export const LOGIN_ATTEMPTS_PER_MINUTE = 5;
+
 /** The name of one widget limit. */
 export type WidgetLimitName = keyof typeof WIDGET_LIMITS;
 
@@ -30,6 +33,8 @@ export type RateLimiter = { consume(key: string): Promise<void> };
 /** The limiters of every surface, and how to close their store. */
 export type RateLimits = {
   wpIntegration: RateLimiter;
+  /** Admin sign-in: 5 attempts a minute per email and client address (contract, "login"). */
+  login: RateLimiter;
   /** Widget surface limits (contract, "Rate limits on public surfaces"). */
   widget: Readonly<Record<WidgetLimitName, RateLimiter>>;
   /** Resolves once Redis is connected (or at once without Redis, or after `timeoutMs` if it is down). */
@@ -85,6 +90,7 @@ export function createRateLimits(config: Config): RateLimits {
     });
   return {
     wpIntegration: build({ keyPrefix: 'wp', points: config.wpThrottlePerMinute, durationSeconds: 60 }),
+    login: build({ keyPrefix: 'login', points: LOGIN_ATTEMPTS_PER_MINUTE, durationSeconds: 60 }),
     widget: Object.freeze({
       init: perMinute('init'),
       messages: perMinute('messages'),

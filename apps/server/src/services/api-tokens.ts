@@ -4,7 +4,7 @@ import { notFound } from '../errors/app-error.js';
 import { hashApiToken, mintApiToken, mintSigningSecret } from '../security/api-token-secret.js';
 import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
-import { iso, type Queryable, type TenantScope } from './context.js';
+import { actingUserId, iso, type Queryable, type TenantScope } from './context.js';
 
 /** Issues a token; the plaintext is returned here once and never stored. Audited. */
 export async function createApiToken(
@@ -24,8 +24,7 @@ export async function createApiToken(
         token_prefix: minted.prefix,
         abilities: input.abilities,
         shopper_signing_secret: mintSigningSecret(),
-        created_by_user_id:
-          input.createdByUserId ?? (scope.actor.type === 'token' ? scope.actor.userId : null),
+        created_by_user_id: input.createdByUserId ?? actingUserId(scope.actor),
       })
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -11,6 +11,12 @@ export type Actor =
   | { type: 'cli'; id: null }
   | { type: 'system'; id: null };
 
+/** The user an actor acts for: a session's user, or the user who made a token (if any). */
+export function actingUserId(actor: Actor): string | null {
+  if (actor.type === 'user') return actor.id;
+  return actor.type === 'token' ? actor.userId : null;
+}
+
 /** What every tenant-scoped service call carries: the workspace, resolved from verified auth. */
 export type TenantScope = {
   db: Kysely<DB>;

@@ -4,7 +4,7 @@ import type { DB } from '../db/schema.js';
 import { AppError, notFound } from '../errors/app-error.js';
 import type { SecretKeyring } from '../security/secret-keyring.js';
 import { recordAudit } from './audit.js';
-import { iso, type Queryable, type TenantScope } from './context.js';
+import { actingUserId, iso, type Queryable, type TenantScope } from './context.js';
 
 /** The HKDF purpose label of the key that seals workspace model keys (BYOK). */
 export const LLM_KEY_PURPOSE = 'workspace-llm-key';
@@ -22,8 +22,7 @@ export async function setLlmKey(
   input: TLlmKeyPut,
 ): Promise<TLlmKey> {
   const { db, workspaceId } = scope;
-  const userId =
-    scope.actor.type === 'token' ? scope.actor.userId : scope.actor.type === 'user' ? scope.actor.id : null;
+  const userId = actingUserId(scope.actor);
   if (userId === null || !(await isByokEnabled(db, userId))) throw new AppError('forbidden');
   const keys = scope.keys;
   // A misconfigured instance, not a client error: the error handler renders it as a 500.

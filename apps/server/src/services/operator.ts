@@ -4,7 +4,7 @@ import type { ConversationRow, ConversationsTable } from '../db/schema-conversat
 import { AppError, notFound } from '../errors/app-error.js';
 import { newId } from '../security/ids.js';
 import { recordAudit } from './audit.js';
-import type { Actor, Queryable, TenantScope } from './context.js';
+import { type Actor, actingUserId, type Queryable, type TenantScope } from './context.js';
 import { summaryQuery, toMessage, toSummary } from './conversation-inbox.js';
 
 /** A write scope: the caller acts as the user behind its token. */
@@ -100,7 +100,7 @@ export async function releaseConversation(options: WriteScope): Promise<TConvers
 
 /** The user an admin token acts for; a token without one cannot take over conversations. */
 function operatorUserId(actor: Actor): string {
-  const userId = actor.type === 'token' ? actor.userId : actor.type === 'user' ? actor.id : null;
+  const userId = actingUserId(actor);
   if (!userId) throw new AppError('forbidden', { message: 'This token does not act for a user.' });
   return userId;
 }

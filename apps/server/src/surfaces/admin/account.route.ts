@@ -5,13 +5,17 @@ import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
 import { getUser, getWorkspace, updateProfile } from '../../services/accounts.js';
 import { listAuditLogs } from '../../services/audit.js';
+import { actingUserId } from '../../services/context.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity } from './common.schema.js';
 
 const ZMe = z.object({
-  user: ZUser.nullable().describe('The user the token acts for; null for tokens made by the CLI'),
+  user: ZUser.nullable().describe('The user the caller acts for; null for tokens made by the CLI'),
   workspace: ZWorkspace,
-  token: z.object({ id: z.string(), abilities: z.array(z.string()) }),
+  token: z
+    .object({ id: z.string(), abilities: z.array(z.string()) })
+    .nullable()
+    .describe('The API token of the request; null when signed in with a session cookie'),
 });
 
 const ZAuditQuery = z.object({
@@ -28,19 +32,22 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['admin: account'],
-          summary: 'The caller: user, workspace and token',
+          summary: 'The caller: user, workspace and token (null for a session)',
           security: bearerSecurity,
           response: { 200: dataEnvelope(ZMe), ...adminErrorResponses },
         },
       },
       async (request) => {
         const scope = adminScope(deps.database.db, request);
-        const userId = scope.actor.type === 'token' ? scope.actor.userId : null;
+        const userId = actingUserId(scope.actor);
         return {
           data: {
             user: userId ? await getUser(scope.db, userId) : null,
             workspace: await getWorkspace(scope.db, scope.workspaceId),
-            token: { id: scope.actor.id ?? '', abilities: request.adminAuth?.abilities ?? [] },
+            token:
+              scope.actor.type === 'token'
+                ? { id: scope.actor.id, abilities: request.adminAuth?.abilities ?? [] }
+                : null,
           },
         };
       },
@@ -59,7 +66,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const scope = adminScope(deps.database.db, request);
-        const userId = scope.actor.type === 'token' ? scope.actor.userId : null;
+        const userId = actingUserId(scope.actor);
         if (!userId) throw new AppError('forbidden', { message: 'This token does not act for a user.' });
         return {
           data: await updateProfile({

@@ -3,15 +3,24 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
+import {
+  csrfMatches,
+  SESSION_COOKIE,
+  type VerifiedSession,
+  verifySession,
+} from '../../services/admin-sessions.js';
 import { authenticateApiToken, recordTokenUse } from '../../services/api-tokens.js';
 import type { Actor, TenantScope } from '../../services/context.js';
 
-/** The verified caller of an admin route. */
+/** The verified caller of an admin route: an API token, or a signed-in user's session. */
 export type AdminAuth = {
   workspaceId: string;
-  actor: Extract<Actor, { type: 'token' }>;
+  actor: Extract<Actor, { type: 'token' } | { type: 'user' }>;
   abilities: string[];
 };
+
+/** Methods that change nothing; every other method needs the CSRF header on a session. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,15 +37,29 @@ export function readBearer(request: FastifyRequest): string | null {
 }
 
 /**
- * Authenticates an admin request: a missing, unknown or revoked token is 401 (no detail);
- * a valid token without `ability` is 403. The workspace comes from the token, nothing else.
+ * Authenticates an admin request. A bearer token wins when present: missing, unknown or revoked
+ * is 401 (no detail), valid without `ability` is 403. Otherwise the session cookie: unknown,
+ * expired or of a user no longer in the workspace is 401; a request that changes something must
+ * also carry the session's `X-CSRF-Token`, or it is 403 before anything runs. The workspace comes
+ * from the token or the session, nothing else.
  */
 export async function authenticateAdmin(
   db: Kysely<DB>,
   request: FastifyRequest,
   ability: TAbility,
+  now: Date = new Date(),
 ): Promise<AdminAuth> {
   const plaintext = readBearer(request);
+  if (!plaintext && request.cookies[SESSION_COOKIE] !== undefined) {
+    const { secret, session } = await sessionOfRequest(db, request, now);
+    if (!SAFE_METHODS.has(request.method)) requireCsrf(request, secret);
+    if (!session.abilities.includes(ability)) throw new AppError('forbidden');
+    return {
+      workspaceId: session.workspaceId,
+      actor: { type: 'user', id: session.userId },
+      abilities: session.abilities,
+    };
+  }
   const token = plaintext ? await authenticateApiToken(db, plaintext) : null;
   if (!token) throw new AppError('unauthenticated');
   if (!token.abilities.includes(ability)) throw new AppError('forbidden');
@@ -46,6 +69,31 @@ export async function authenticateAdmin(
     actor: { type: 'token', id: token.id, userId: token.createdByUserId },
     abilities: token.abilities,
   };
+}
+
+/** The session the request's cookie names, with its secret; 401 (no detail) when there is none. */
+export async function sessionOfRequest(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  now: Date,
+): Promise<{ secret: string; session: VerifiedSession }> {
+  const secret = request.cookies[SESSION_COOKIE];
+  const session = secret ? await verifySession(db, secret, now) : null;
+  if (!secret || !session) throw new AppError('unauthenticated');
+  return { secret, session };
+}
+
+/** A 403 unless the request carries the session's CSRF token in `X-CSRF-Token`. */
+export function requireCsrf(request: FastifyRequest, secret: string): void {
+  if (!csrfMatches(secret, headerOf(request, 'x-csrf-token'))) {
+    throw new AppError('forbidden', { message: 'Missing or invalid CSRF token (send X-CSRF-Token).' });
+  }
+}
+
+/** One request header as a single string (a repeated header is not one value). */
+export function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The tenant scope of an authenticated admin request. */

@@ -6,8 +6,8 @@ export const ZIdParams = z.object({ id: z.string().min(1).max(64) });
 
 /** Error responses every authenticated admin route documents. */
 export const adminErrorResponses = {
-  401: ZServiceError.describe('Missing, unknown or revoked token'),
-  403: ZServiceError.describe('The token lacks the admin ability'),
+  401: ZServiceError.describe('Missing, unknown or revoked token, or no valid session'),
+  403: ZServiceError.describe('The token lacks the admin ability, or a session request lacks X-CSRF-Token'),
   422: ZServiceError.describe('Validation failed; see errors.<field>'),
 } as const;
 
@@ -17,5 +17,5 @@ export const recordErrorResponses = {
   404: ZServiceError.describe('No such record in this workspace'),
 } as const;
 
-/** OpenAPI security requirement for bearer-token routes. */
-export const bearerSecurity = [{ bearerAuth: [] }];
+/** OpenAPI security requirement of admin routes: a bearer token, or a session cookie. */
+export const bearerSecurity: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];

@@ -14,13 +14,17 @@ import { tokenRoutes } from './tokens.route.js';
 import { uploadRoutes } from './uploads.route.js';
 import { webhookRoutes } from './webhooks.route.js';
 
-/** The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`. */
+/**
+ * The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`: an API
+ * token with it, or the session cookie of an owner or admin of the workspace (plus X-CSRF-Token
+ * on requests that change something). Signing in is `session.route.ts`, mounted beside it.
+ */
 export function adminSurface(deps: AppDeps) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('adminAuth', null);
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
     app.addHook('onRequest', async (request) => {
-      request.adminAuth = await authenticateAdmin(deps.database.db, request, 'admin');
+      request.adminAuth = await authenticateAdmin(deps.database.db, request, 'admin', deps.now?.());
     });
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));

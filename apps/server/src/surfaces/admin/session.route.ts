@@ -1,0 +1,126 @@
+import { dataEnvelope, ZAdminSession, ZServiceError, ZSessionLogin } from '@service/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../app-deps.js';
+import { AppError } from '../../errors/app-error.js';
+import type { RateLimits } from '../../http/rate-limit.js';
+import {
+  SESSION_COOKIE,
+  SESSION_LIFETIME_SECONDS,
+  sessionView,
+  signIn,
+  signOut,
+} from '../../services/admin-sessions.js';
+import { headerOf, requireCsrf, sessionOfRequest } from './admin-auth.js';
+
+const tags = ['admin: session'];
+/** Where the cookie is sent: the admin API only, never the widget or public pages. */
+const COOKIE_PATH = '/api/v1/admin';
+const sessionSecurity: Array<Record<string, string[]>> = [{ sessionCookie: [] }];
+
+/**
+ * `/api/v1/admin/session`: sign in with email and password (a session cookie plus the CSRF
+ * token to send back), read the session, sign out. Mounted beside the admin surface, outside
+ * its token check: signing in is how a browser gets credentials.
+ */
+export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginAsyncZod {
+  const now = deps.now ?? (() => new Date());
+  return async (app) => {
+    app.post(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Sign in: sets an HttpOnly session cookie and answers the CSRF token',
+          body: ZSessionLogin,
+          response: {
+            200: dataEnvelope(ZAdminSession),
+            401: ZServiceError.describe('Wrong email or password (no detail)'),
+            403: ZServiceError.describe('A cross-site sign-in, or an account without a workspace'),
+            422: ZServiceError.describe('Validation failed; see errors.<field>'),
+            429: ZServiceError.describe('More than 5 attempts a minute for this email from this address'),
+          },
+        },
+      },
+      async (request, reply) => {
+        refuseCrossSite(request, deps.config.publicBaseUrl);
+        await limits.login.consume(`${request.body.email.toLowerCase()}|${request.ip}`);
+        const { secret, session } = await signIn({
+          db: deps.database.db,
+          input: request.body,
+          bcryptCost: deps.config.bcryptCost,
+          now: now(),
+          ip: request.ip,
+          userAgent: headerOf(request, 'user-agent'),
+          requestId: request.id,
+        });
+        reply.setCookie(SESSION_COOKIE, secret, {
+          ...cookieOptions(request),
+          maxAge: SESSION_LIFETIME_SECONDS,
+        });
+        return reply.header('cache-control', 'no-store').send({ data: session });
+      },
+    );
+
+    app.get(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'The signed-in session: user, workspace, CSRF token and when it ends',
+          security: sessionSecurity,
+          response: { 200: dataEnvelope(ZAdminSession), 401: ZServiceError.describe('Not signed in') },
+        },
+      },
+      async (request, reply) => {
+        const { secret, session } = await sessionOfRequest(deps.database.db, request, now());
+        return reply
+          .header('cache-control', 'no-store')
+          .send({ data: await sessionView(deps.database.db, session, secret) });
+      },
+    );
+
+    app.delete(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Sign out: ends the session and clears its cookie (needs X-CSRF-Token)',
+          security: sessionSecurity,
+          response: {
+            204: z.null().describe('Signed out'),
+            401: ZServiceError.describe('Not signed in'),
+            403: ZServiceError.describe('Missing or wrong X-CSRF-Token'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { secret, session } = await sessionOfRequest(deps.database.db, request, now());
+        requireCsrf(request, secret);
+        await signOut(deps.database.db, session, request.id);
+        reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+        return reply.status(204).send(null);
+      },
+    );
+  };
+}
+
+/** HttpOnly, SameSite=Strict, admin paths only, Secure whenever the request came over HTTPS. */
+function cookieOptions(request: FastifyRequest): Parameters<FastifyReply['setCookie']>[2] {
+  return { httpOnly: true, sameSite: 'strict', path: COOKIE_PATH, secure: request.protocol === 'https' };
+}
+
+/**
+ * Refuses a sign-in posted from another site (login CSRF: being signed in to someone else's
+ * account). A browser names the page's origin; it must be this service's. Clients that send no
+ * Origin (scripts, curl) are not browsers and pass.
+ */
+function refuseCrossSite(request: FastifyRequest, publicBaseUrl: string | undefined): void {
+  const origin = headerOf(request, 'origin');
+  if (origin === undefined) return;
+  const own = new Set([`${request.protocol}://${request.host}`]);
+  if (publicBaseUrl) own.add(new URL(publicBaseUrl).origin);
+  if (!own.has(origin))
+    throw new AppError('forbidden', { message: 'Sign in from this service’s own pages.' });
+}
