@@ -176,6 +176,22 @@ describe('admin sessions: password sign-in, HttpOnly cookie and CSRF header', ()
     }
   });
 
+  test('a password longer than bcrypt reads never matches on its first 72 bytes', async () => {
+    const email = `long-${newId().toLowerCase()}@example.com`;
+    const password = 'p'.repeat(72);
+    const user = await createUser(
+      t.database.db,
+      { email, password, bcryptCost: 4 },
+      { role: 'user', defaultWorkspaceId: tenant.workspace.id },
+    );
+    await t.database.db
+      .insertInto('memberships')
+      .values({ workspace_id: tenant.workspace.id, user_id: user.id, role: 'owner' })
+      .execute();
+    assert.equal((await signIn({ email, password: `${password}extra` })).statusCode, 401);
+    assert.equal((await signIn({ email, password })).statusCode, 200);
+  });
+
   test('five attempts a minute per email and address: the sixth is 429, even with the right password', async () => {
     const ip = nextAddress();
     for (let attempt = 1; attempt <= 5; attempt += 1) {
@@ -305,6 +321,14 @@ describe('admin sessions: password sign-in, HttpOnly cookie and CSRF header', ()
       { headers: { origin: 'http://localhost:80', host: 'localhost:80' } },
     );
     assert.equal(own.statusCode, 200, own.body);
+    // No CORS on the admin API: another site's script can never read the CSRF token.
+    const mine = await session();
+    const read = await call('GET', '/api/v1/admin/session', {
+      cookie: mine.cookie,
+      origin: 'https://evil.example',
+    });
+    assert.equal(read.headers['access-control-allow-origin'], undefined);
+    assert.equal(read.headers['access-control-allow-credentials'], undefined);
   });
 
   test('bad sign-in bodies are 422 and open nothing', async () => {

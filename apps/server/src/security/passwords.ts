@@ -6,7 +6,15 @@ export function hashPassword(password: string, cost: number): Promise<string> {
   return hash(password, { cost, rejectLongPasswords: true });
 }
 
-/** Checks a password against a bcrypt hash (constant-time inside bcrypt). */
-export function verifyPassword(password: string, passwordHash: string): Promise<boolean> {
-  return verify(password, passwordHash);
+/** bcrypt reads at most this many bytes of a password. */
+const BCRYPT_MAX_BYTES = 72;
+
+/**
+ * Checks a password against a bcrypt hash (constant-time inside bcrypt). A password longer than
+ * bcrypt reads never matches: none could be set (see hashPassword), and bcrypt alone would
+ * accept any text whose first 72 bytes are the password.
+ */
+export async function verifyPassword(password: string, passwordHash: string): Promise<boolean> {
+  const matches = await verify(password, passwordHash);
+  return matches && Buffer.byteLength(password, 'utf8') <= BCRYPT_MAX_BYTES;
 }
