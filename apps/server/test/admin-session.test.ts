@@ -5,6 +5,7 @@ import { sha256Hex } from '../src/security/hashing.js';
 import { newId } from '../src/security/ids.js';
 import { createUser } from '../src/services/accounts.js';
 import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../src/services/admin-sessions.js';
+import { postSignIn, senderFor } from './support/admin-session.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 
 const PASSWORD = 'correct horse battery';
@@ -34,13 +35,7 @@ describe('admin sessions: password sign-in, HttpOnly cookie and CSRF header', ()
     body: unknown,
     options: { ip?: string; headers?: Record<string, string> } = {},
   ): Promise<LightMyRequestResponse> {
-    return t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/session',
-      remoteAddress: options.ip ?? nextAddress(),
-      headers: { 'content-type': 'application/json', ...options.headers },
-      payload: JSON.stringify(body),
-    });
+    return postSignIn(t.app, body, options.ip ?? nextAddress(), options.headers);
   }
 
   /** Signs `who` in and returns the cookie header and CSRF token to send. */
@@ -51,19 +46,7 @@ describe('admin sessions: password sign-in, HttpOnly cookie and CSRF header', ()
     return { cookie: `${SESSION_COOKIE}=${secret}`, csrf: response.json().data.csrf_token, secret };
   }
 
-  function call(
-    method: 'GET' | 'POST' | 'DELETE',
-    url: string,
-    headers: Record<string, string>,
-    body?: unknown,
-  ) {
-    return t.app.inject({
-      method,
-      url,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-  }
+  const call = senderFor(() => t.app);
 
   /** Creates an agent through the admin API in a session, with its CSRF token; asserts the 201. */
   async function createAgentIn(s: { cookie: string; csrf: string }, name: string) {

@@ -48,10 +48,20 @@ export const ZAuditLog = z.object({
 });
 export type TAuditLog = z.infer<typeof ZAuditLog>;
 
-/** Body of `POST /api/v1/admin/session` (sign in with a password). */
+/** A six-digit code from an authenticator app. */
+const ZTotpCode = z.string().regex(/^\d{6}$/, 'A code is six digits.');
+/** A recovery code (`xxxxx-xxxxx`; case, spaces and the dash do not matter). */
+const ZRecoveryCode = z.string().trim().min(10).max(20);
+
+/**
+ * Body of `POST /api/v1/admin/session` (sign in with a password). With two-factor on, also
+ * `code` (from the authenticator app) or `recovery_code`.
+ */
 export const ZSessionLogin = z.strictObject({
   email: z.string().trim().min(1).max(254),
   password: z.string().min(1).max(200),
+  code: ZTotpCode.optional(),
+  recovery_code: ZRecoveryCode.optional(),
 });
 export type TSessionLogin = z.infer<typeof ZSessionLogin>;
 
@@ -65,3 +75,29 @@ export const ZAdminSession = z.object({
   expires_at: z.string(),
 });
 export type TAdminSession = z.infer<typeof ZAdminSession>;
+
+/** `GET /api/v1/admin/me/two-factor`: whether two-factor sign-in is on. */
+export const ZTwoFactorStatus = z.object({
+  enabled: z.boolean(),
+  enabled_at: z.string().nullable(),
+  recovery_codes_left: z.number().int(),
+});
+export type TTwoFactorStatus = z.infer<typeof ZTwoFactorStatus>;
+
+/** `POST /api/v1/admin/me/two-factor`: the new secret and its otpauth:// address (for a QR code). */
+export const ZTwoFactorSetup = z.object({ secret: z.string(), otpauth_url: z.string() });
+export type TTwoFactorSetup = z.infer<typeof ZTwoFactorSetup>;
+
+/** Body of `POST /api/v1/admin/me/two-factor/confirm`. */
+export const ZTwoFactorConfirm = z.strictObject({ code: ZTotpCode });
+
+/** Body of `DELETE /api/v1/admin/me/two-factor`: a current code or a recovery code. */
+export const ZTwoFactorDisable = z
+  .strictObject({ code: ZTotpCode.optional(), recovery_code: ZRecoveryCode.optional() })
+  .refine((body) => body.code !== undefined || body.recovery_code !== undefined, {
+    message: 'Send a code or a recovery code.',
+    path: ['code'],
+  });
+
+/** The recovery codes, shown once when two-factor is turned on. */
+export const ZRecoveryCodes = z.object({ recovery_codes: z.array(z.string()) });

@@ -24,6 +24,13 @@ export type UsersTable = {
   default_workspace_id: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** Two-factor sign-in (migration 0010): sealed TOTP secret, a setup in progress, when it was enabled. */
+  totp_secret_sealed: Generated<string | null>;
+  totp_pending_sealed: Generated<string | null>;
+  totp_enabled_at: Generated<Date | null>;
+  /** The last accepted time step (bigint: read as a string). */
+  totp_last_step: ColumnType<string | null, number | null | undefined, number | null>;
+  recovery_codes_sealed: Generated<string | null>;
 };
 
 export type MembershipsTable = {

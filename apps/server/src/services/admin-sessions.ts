@@ -2,13 +2,15 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TAdminSession, TMembershipRole, TSessionLogin } from '@service/contract';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { AppError } from '../errors/app-error.js';
+import { AppError, validationError } from '../errors/app-error.js';
 import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
+import type { SecretKeyring } from '../security/secret-keyring.js';
 import { findUserByEmail, getUser, getWorkspace } from './accounts.js';
 import { recordAudit } from './audit.js';
 import { iso } from './context.js';
+import { checkSecondFactor, type SecondFactor, userRow } from './two-factor.js';
 
 /** The cookie that carries a session's secret (HttpOnly; the browser never shows it to scripts). */
 export const SESSION_COOKIE = 'svc_admin_session';
@@ -54,6 +56,8 @@ export async function signIn(options: {
   db: Kysely<DB>;
   input: TSessionLogin;
   bcryptCost: number;
+  /** APP_KEY's keyring: opens the TOTP secret of a user with two-factor on. */
+  keys: SecretKeyring | null;
   now: Date;
   ip: string;
   userAgent: string | undefined;
@@ -79,6 +83,7 @@ export async function signIn(options: {
   if (!workspaceId || !membership) {
     throw new AppError('forbidden', { message: 'This account has no workspace to sign in to.' });
   }
+  if (user.totp_enabled_at) await requireSecondFactor(db, options.keys, user.id, input, now);
   const secret = `sas_${randomBytes(32).toString('base64url')}`;
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000);
   await db.transaction().execute(async (trx) => {
@@ -148,6 +153,31 @@ export async function verifySession(
     abilities: ADMIN_ROLES.includes(row.role) ? ['admin'] : [],
     expiresAt: row.expires_at,
   };
+}
+
+/**
+ * With two-factor on, sign-in also takes a code or a recovery code: none is a 422 naming
+ * `code` (the password was right, so the page asks for it); a wrong or reused one is the same
+ * bare 401 as a wrong password. Consumed under the user's row lock, so a code works once.
+ */
+async function requireSecondFactor(
+  db: Kysely<DB>,
+  keys: SecretKeyring | null,
+  userId: string,
+  factor: SecondFactor,
+  now: Date,
+): Promise<void> {
+  if (factor.code === undefined && factor.recovery_code === undefined) {
+    throw validationError({
+      code: ['Two-factor sign-in is on: send the code from your authenticator app, or a recovery code.'],
+    });
+  }
+  // A misconfigured instance, not a client error: rendered as a 500.
+  if (!keys) throw new Error('APP_KEY is not loaded: two-factor secrets cannot be opened');
+  await db.transaction().execute(async (trx) => {
+    const locked = await userRow(trx, userId, true);
+    if (!(await checkSecondFactor(trx, keys, locked, factor, now))) throw new AppError('unauthenticated');
+  });
 }
 
 /** What `GET /session` and sign-in answer: the user, the workspace, the CSRF token and the end. */

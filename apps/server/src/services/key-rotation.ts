@@ -22,6 +22,7 @@ import { SQL_PASSWORD_PURPOSE } from '../sql-source/sql-password.js';
 import { recordAudit } from './audit.js';
 import type { Actor } from './context.js';
 import { LLM_KEY_PURPOSE } from './llm-keys.js';
+import { RECOVERY_CODES_PURPOSE, TOTP_SECRET_PURPOSE } from './two-factor.js';
 
 /** One stored sealed value. */
 export type SealedSecretRow = { id: string; workspaceId: string; sealed: string };
@@ -111,6 +112,36 @@ export const SEALED_SECRETS: readonly SealedSecretEntry[] = [
       await trx.updateTable('webhooks').set({ secret_sealed: sealed }).where('id', '=', row.id).execute();
     },
   },
+  ...(['totp_secret_sealed', 'totp_pending_sealed', 'recovery_codes_sealed'] as const).map(
+    (column): SealedSecretEntry => ({
+      table: 'users',
+      label: column === 'recovery_codes_sealed' ? 'recovery codes' : 'two-factor secret',
+      purpose: column === 'recovery_codes_sealed' ? RECOVERY_CODES_PURPOSE : TOTP_SECRET_PURPOSE,
+      context: (row) => row.id,
+      async select(trx) {
+        // Users belong to no one workspace: the audit goes to their default one (none: no record).
+        const rows = await trx
+          .selectFrom('users')
+          .select(['id', 'default_workspace_id', column])
+          .where(column, 'is not', null)
+          .orderBy('id')
+          .forUpdate()
+          .execute();
+        return rows.map((row) => ({
+          id: row.id,
+          workspaceId: row.default_workspace_id ?? '',
+          sealed: row[column] ?? '',
+        }));
+      },
+      async update(trx, row, sealed) {
+        await trx
+          .updateTable('users')
+          .set({ [column]: sealed })
+          .where('id', '=', row.id)
+          .execute();
+      },
+    }),
+  ),
 ];
 
 /** Thrown when a rotation cannot run or cannot finish; nothing was changed. */
@@ -161,6 +192,8 @@ export async function resealSecrets(options: {
       }
     }
     for (const [workspaceId, resealed] of resealedBy) {
+      // A user without a default workspace has secrets but nowhere to record them.
+      if (workspaceId === '') continue;
       await recordAudit(trx, {
         workspaceId,
         actor: options.actor ?? { type: 'cli', id: null },
@@ -169,7 +202,7 @@ export async function resealSecrets(options: {
       });
     }
     const resealed = [...resealedBy.values()].reduce((sum, count) => sum + count, 0);
-    return { resealed, alreadyCurrent, workspaces: resealedBy.size };
+    return { resealed, alreadyCurrent, workspaces: [...resealedBy.keys()].filter(Boolean).length };
   });
 }
 

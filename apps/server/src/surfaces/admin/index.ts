@@ -11,6 +11,7 @@ import { llmKeyRoutes } from './llm-key.route.js';
 import { searchRoutes } from './search.route.js';
 import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
+import { twoFactorRoutes } from './two-factor.route.js';
 import { uploadRoutes } from './uploads.route.js';
 import { webhookRoutes } from './webhooks.route.js';
 
@@ -29,6 +30,7 @@ export function adminSurface(deps: AppDeps) {
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));
+    await app.register(twoFactorRoutes(deps));
     await app.register(sourceRoutes(deps));
     await app.register(uploadRoutes(deps));
     await app.register(searchRoutes(deps));

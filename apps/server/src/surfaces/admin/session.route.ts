@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
 import type { RateLimits } from '../../http/rate-limit.js';
+import { createSecretKeyring } from '../../security/secret-keyring.js';
 import {
   SESSION_COOKIE,
   SESSION_LIFETIME_SECONDS,
@@ -26,6 +27,8 @@ const sessionSecurity: Array<Record<string, string[]>> = [{ sessionCookie: [] }]
  */
 export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginAsyncZod {
   const now = deps.now ?? (() => new Date());
+  const { appKey, appKeyPrevious } = deps.config;
+  const keys = appKey ? createSecretKeyring(appKey, appKeyPrevious) : null;
   return async (app) => {
     app.post(
       '/',
@@ -36,9 +39,11 @@ export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginA
           body: ZSessionLogin,
           response: {
             200: dataEnvelope(ZAdminSession),
-            401: ZServiceError.describe('Wrong email or password (no detail)'),
+            401: ZServiceError.describe('Wrong email, password or two-factor code (no detail)'),
             403: ZServiceError.describe('A cross-site sign-in, or an account without a workspace'),
-            422: ZServiceError.describe('Validation failed; see errors.<field>'),
+            422: ZServiceError.describe(
+              'Validation failed; see errors.<field>. errors.code: two-factor is on and no code was sent',
+            ),
             429: ZServiceError.describe('More than 5 attempts a minute for this email from this address'),
           },
         },
@@ -50,6 +55,7 @@ export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginA
           db: deps.database.db,
           input: request.body,
           bcryptCost: deps.config.bcryptCost,
+          keys,
           now: now(),
           ip: request.ip,
           userAgent: headerOf(request, 'user-agent'),
