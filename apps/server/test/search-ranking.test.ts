@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { contentTerms, searchChunks } from '../src/retrieval/search.js';
+import { contentTerms } from '../src/retrieval/query-terms.js';
+import { searchChunks } from '../src/retrieval/search.js';
 import { newId } from '../src/security/ids.js';
 import { createAgent } from './support/integration.js';
 import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';

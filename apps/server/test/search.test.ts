@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TSearchHit, ZSearchResult } from '@service/contract';
 import { sql } from 'kysely';
-import { orTsQuery } from '../src/retrieval/search.js';
+import { orTsQuery } from '../src/retrieval/query-terms.js';
 import { correctionsQuery } from '../src/retrieval/vocabulary.js';
 import { expectData, expectError, expectValidation } from './support/http.js';
 import {

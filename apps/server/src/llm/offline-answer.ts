@@ -1,5 +1,5 @@
 import { isFunctionWord } from '../retrieval/function-words.js';
-import { queryTerms } from '../retrieval/search.js';
+import { queryTerms } from '../retrieval/query-terms.js';
 
 /** A retrieved passage offered to the extractive answerer, in retrieval order. */
 export type OfflinePassage = {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { eitherForm, fuseRankedLists, normalizeQuery, orTsQuery, queryTerms, RRF_K } from './search.js';
+import { fuseRankedLists, RRF_K } from './fusion.js';
+import { eitherForm } from './lexical.js';
+import { normalizeQuery, orTsQuery, queryTerms } from './query-terms.js';
 
 describe('search query sanitizer', () => {
   test('keeps only words: letters, marks and digits, lower case, de-duplicated', () => {

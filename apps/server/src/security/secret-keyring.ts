@@ -39,3 +39,11 @@ export function createSecretKeyring(current: Buffer, previous?: Buffer | undefin
     isCurrent: (sealed, purpose) => isSealedWith(sealed, keysFor(purpose).current),
   };
 }
+
+/** The keyring of a loaded configuration, or null when it has no APP_KEY. */
+export function configKeyring(config: {
+  appKey: Buffer | undefined;
+  appKeyPrevious: Buffer | undefined;
+}): SecretKeyring | null {
+  return config.appKey ? createSecretKeyring(config.appKey, config.appKeyPrevious) : null;
+}

@@ -2,7 +2,7 @@ import { dataEnvelope, ZLlmKey, ZLlmKeyPut } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { createSecretKeyring, type SecretKeyring } from '../../security/secret-keyring.js';
+import { configKeyring } from '../../security/secret-keyring.js';
 import { deleteLlmKey, getLlmKey, setLlmKey } from '../../services/llm-keys.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses } from './common.schema.js';
@@ -11,8 +11,7 @@ const tags = ['admin: model key'];
 
 /** `/api/v1/admin/llm-key`: the workspace's own model key (BYOK): set, show masked, remove. */
 export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
-  const { appKey, appKeyPrevious } = deps.config;
-  const keys: SecretKeyring | null = appKey ? createSecretKeyring(appKey, appKeyPrevious) : null;
+  const keys = configKeyring(deps.config);
   return async (app) => {
     app.put(
       '/llm-key',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
 import type { RateLimits } from '../../http/rate-limit.js';
-import { createSecretKeyring } from '../../security/secret-keyring.js';
+import { configKeyring } from '../../security/secret-keyring.js';
 import {
   SESSION_COOKIE,
   SESSION_LIFETIME_SECONDS,
@@ -27,8 +27,7 @@ const sessionSecurity: Array<Record<string, string[]>> = [{ sessionCookie: [] }]
  */
 export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginAsyncZod {
   const now = deps.now ?? (() => new Date());
-  const { appKey, appKeyPrevious } = deps.config;
-  const keys = appKey ? createSecretKeyring(appKey, appKeyPrevious) : null;
+  const keys = configKeyring(deps.config);
   return async (app) => {
     app.post(
       '/',

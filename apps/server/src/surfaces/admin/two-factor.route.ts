@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
-import { createSecretKeyring } from '../../security/secret-keyring.js';
+import { configKeyring } from '../../security/secret-keyring.js';
 import { actingUserId } from '../../services/context.js';
 import {
   beginTwoFactor,
@@ -33,8 +33,7 @@ const conflict = { 409: ZServiceError.describe('Already on, already off, or no s
  * code. Only for callers acting for a user (a session, or a token a user made).
  */
 export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
-  const { appKey, appKeyPrevious } = deps.config;
-  const keys = appKey ? createSecretKeyring(appKey, appKeyPrevious) : null;
+  const keys = configKeyring(deps.config);
   const context = (request: FastifyRequest): TwoFactorContext => {
     const scope = adminScope(deps.database.db, request);
     const userId = actingUserId(scope.actor);
