@@ -52,24 +52,23 @@ export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-/** The id of the api_tokens row for a plaintext token (looked up by its hash). */
-export async function tokenIdOf(t: TestApp, plaintext: string): Promise<string> {
-  const row = await t.database.db
+/** The api_tokens row of a plaintext token (looked up by its hash): its id and signing secret. */
+async function tokenRowOf(t: TestApp, plaintext: string) {
+  return t.database.db
     .selectFrom('api_tokens')
-    .select('id')
+    .select(['id', 'shopper_signing_secret'])
     .where('token_hash', '=', hashApiToken(plaintext))
     .executeTakeFirstOrThrow();
-  return row.id;
+}
+
+/** The id of the api_tokens row for a plaintext token. */
+export async function tokenIdOf(t: TestApp, plaintext: string): Promise<string> {
+  return (await tokenRowOf(t, plaintext)).id;
 }
 
 /** The shopper_signing_secret of an API token, by its plaintext (what the handshake gives a site). */
 export async function signingSecretOf(t: TestApp, plaintext: string): Promise<string> {
-  const row = await t.database.db
-    .selectFrom('api_tokens')
-    .select('shopper_signing_secret')
-    .where('token_hash', '=', hashApiToken(plaintext))
-    .executeTakeFirstOrThrow();
-  return row.shopper_signing_secret;
+  return (await tokenRowOf(t, plaintext)).shopper_signing_secret;
 }
 
 /** Audit rows of a workspace, oldest first. */
