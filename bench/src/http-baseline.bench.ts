@@ -12,7 +12,7 @@
  */
 import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createAgent } from '../../apps/server/src/services/agents.js';
+import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
 import { hasKey, listenLocal } from './support/http.js';
 import { describeRun, type Measurement, measure, readSeconds } from './support/load.js';

@@ -20,7 +20,7 @@ import { createHashedEmbedder, embedText } from '../../apps/server/src/embedding
 import { chunkText } from '../../apps/server/src/ingest/chunk-text.js';
 import { embedChunksJob } from '../../apps/server/src/jobs/embed-chunks.js';
 import { indexDocumentJob } from '../../apps/server/src/jobs/index-document.js';
-import type { JobContext } from '../../apps/server/src/jobs/queue.js';
+import type { JobContext } from '../../apps/server/src/queue/job-queue.js';
 import { sha256Hex } from '../../apps/server/src/security/hashing.js';
 import { newId } from '../../apps/server/src/security/ids.js';
 import { createRandom, documentText, prose, TOPIC_COUNT } from './support/corpus.js';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { createApp } from '@service/server/app';
 import { chromium } from 'playwright-core';
-import { createAgent } from '../../apps/server/src/services/agents.js';
+import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { openEmbeddedStore } from './support/embedded-store.js';
 import { listenLocal } from './support/http.js';
 import { formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';

@@ -29,10 +29,10 @@ import { createHashedEmbedder } from '../../apps/server/src/embeddings/index.js'
 import { JOB_DEFINITIONS } from '../../apps/server/src/jobs/definitions.js';
 import { embedChunksJob } from '../../apps/server/src/jobs/embed-chunks.js';
 import { indexDocumentJob } from '../../apps/server/src/jobs/index-document.js';
-import { JobQueue } from '../../apps/server/src/jobs/queue.js';
 import { createLogger } from '../../apps/server/src/logger.js';
-import { createAgent } from '../../apps/server/src/services/agents.js';
-import { createSource } from '../../apps/server/src/services/sources.js';
+import { JobQueue } from '../../apps/server/src/queue/job-queue.js';
+import { createAgent } from '../../apps/server/src/services/agents/agents.js';
+import { createSource } from '../../apps/server/src/services/knowledge/sources.js';
 import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
 import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey, listenLocal } from './support/http.js';

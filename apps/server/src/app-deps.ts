@@ -1,7 +1,7 @@
 import type { Config } from './config/config.js';
 import type { Database } from './db/database.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
-import type { JobQueue } from './jobs/queue.js';
+import type { JobQueue } from './queue/job-queue.js';
 import type { WidgetAssets } from './widget-assets/widget-manifest.js';
 
 /** Everything the HTTP app needs, built by the caller (service, tests, bench). */

@@ -11,15 +11,15 @@ import { createRateLimits } from './http/rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
 import { createLogger } from './logger.js';
-import { SESSION_COOKIE } from './services/admin-sessions.js';
-import { forgetWidgetAgents } from './services/widget-agent-cache.js';
+import { SESSION_COOKIE } from './services/accounts/admin-sessions.js';
+import { forgetWidgetAgents } from './services/widget/widget-agent-cache.js';
 import { adminSurface } from './surfaces/admin/index.js';
 import { sessionRoutes } from './surfaces/admin/session.route.js';
-import { integrationSurface } from './surfaces/integration/index.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
 import { demoRoutes } from './surfaces/public/demo.route.js';
 import { publicKbRoutes } from './surfaces/public/kb.route.js';
 import { widgetAssetRoutes } from './surfaces/public/widget-assets.route.js';
+import { integrationSurface } from './surfaces/site-sync/index.js';
 import { widgetSurface } from './surfaces/widget/index.js';
 import { widgetAssets } from './widget-assets/widget-manifest.js';
 

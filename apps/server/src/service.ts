@@ -11,9 +11,9 @@ import { withStartupLock } from './db/startup-lock.js';
 import { embeddingProviderFor } from './embeddings/index.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
-import { type JobDefinition, JobQueue, type JobServices } from './jobs/queue.js';
-import { hasNoUsers } from './services/bootstrap.js';
-import { seedDemo } from './services/demo-seed.js';
+import { type JobDefinition, JobQueue, type JobServices } from './queue/job-queue.js';
+import { hasNoUsers } from './services/accounts/bootstrap.js';
+import { seedDemo } from './services/ops/demo-seed.js';
 
 /** A running service (HTTP and/or worker) and how to stop it. */
 export type RunningService = {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZConversationMessage, ZConversationPage, ZConversationSummary } from '@service/contract';
-import { listMessagesAfter } from '../src/services/conversation-inbox.js';
-import { isBotSilenced } from '../src/services/operator.js';
+import { listMessagesAfter } from '../src/services/conversations/conversation-inbox.js';
+import { isBotSilenced } from '../src/services/conversations/operator.js';
 import { seedAgent, seedConversation, seedOperator } from './support/conversations.js';
 import { auditRows, bearer, expectData, expectError, expectValidation } from './support/http.js';
 import {

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sha256Hex } from '../src/security/hashing.js';
 import { newId } from '../src/security/ids.js';
-import { createUser } from '../src/services/accounts.js';
-import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../src/services/admin-sessions.js';
+import { createUser } from '../src/services/accounts/accounts.js';
+import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../src/services/accounts/admin-sessions.js';
 import { postSignIn, senderFor } from './support/admin-session.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 

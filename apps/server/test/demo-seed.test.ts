@@ -4,7 +4,7 @@ import { ZWidgetAnswer } from '@service/contract';
 import { DATA_COMMANDS } from '../src/cli/commands.js';
 import { AppError } from '../src/errors/app-error.js';
 import { createLogger } from '../src/logger.js';
-import { seedDemo } from '../src/services/demo-seed.js';
+import { seedDemo } from '../src/services/ops/demo-seed.js';
 import { expectData } from './support/http.js';
 import { indexSource } from './support/sources.js';
 import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { indexDocumentJob, textSearchConfig } from '../src/jobs/index-document.js';
 import { createLogger } from '../src/logger.js';
 import { newId } from '../src/security/ids.js';
-import { createAgent, updateAgent } from '../src/services/agents.js';
+import { createAgent, updateAgent } from '../src/services/agents/agents.js';
 import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';
 import { TEST_ENGINE } from './support/test-database.js';
 

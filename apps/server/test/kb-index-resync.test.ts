@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZSource } from '@service/contract';
-import { syncKbForAgent } from '../src/services/kb-index.js';
+import { syncKbForAgent } from '../src/services/knowledge/kb-index.js';
 import { expectData } from './support/http.js';
 import { createAgent } from './support/integration.js';
 import { indexAll, KB_ARTICLES, kbClient, kbDocuments, kbSource, waitingJobs } from './support/kb.js';

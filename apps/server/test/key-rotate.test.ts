@@ -16,7 +16,7 @@ import { lockDataDir } from '../src/db/data-dir-lock.js';
 import type { Database } from '../src/db/database.js';
 import { deriveSecretKey, SecretBoxError, sealSecret } from '../src/security/secret-box.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
-import { KeyRotationError, resealSecrets, rotateAppKey } from '../src/services/key-rotation.js';
+import { KeyRotationError, resealSecrets, rotateAppKey } from '../src/services/ops/key-rotation.js';
 import { openSqlPassword, SQL_PASSWORD_PURPOSE, sealSqlPassword } from '../src/sql-source/sql-password.js';
 import {
   fileMode,

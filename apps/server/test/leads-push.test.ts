@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PUSH_LEAD_RETRY_LIMIT, pushLeadJob } from '../src/jobs/push-lead.js';
-import type { JobContext, JobQueue } from '../src/jobs/queue.js';
 import { createLogger } from '../src/logger.js';
-import { captureLead } from '../src/services/leads.js';
+import type { JobContext, JobQueue } from '../src/queue/job-queue.js';
+import { captureLead } from '../src/services/conversations/leads.js';
 import {
   type ConnectedSite,
   connectSite,

@@ -2,10 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZLeadCapturedEvent } from '@service/contract';
 import { AppError } from '../src/errors/app-error.js';
-import type { JobQueue } from '../src/jobs/queue.js';
+import type { JobQueue } from '../src/queue/job-queue.js';
 import type { Actor } from '../src/services/context.js';
-import { captureLead, eraseVisitorLeads, listLeads, normalizeEmail } from '../src/services/leads.js';
-import { createWebhook } from '../src/services/webhooks.js';
+import {
+  captureLead,
+  eraseVisitorLeads,
+  listLeads,
+  normalizeEmail,
+} from '../src/services/conversations/leads.js';
+import { createWebhook } from '../src/services/ops/webhooks.js';
 import {
   type ConnectedSite,
   connectSite,

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ZLlmKey } from '@service/contract';
+import { resolveProvider } from '../src/chat/llm-providers.js';
 import { LlmError, type LlmProvider } from '../src/llm/llm-provider.js';
-import { resolveProvider } from '../src/llm/providers.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
-import { resealSecrets } from '../src/services/key-rotation.js';
-import { activeLlmKey } from '../src/services/llm-keys.js';
+import { activeLlmKey } from '../src/services/accounts/llm-keys.js';
+import { resealSecrets } from '../src/services/ops/key-rotation.js';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { auditRows, columnText, expectData, expectError, expectValidation } from './support/http.js';
 import {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { serverProvider } from '../src/chat/llm-providers.js';
 import { loadConfig } from '../src/config/config.js';
 import { createAnthropicProvider } from '../src/llm/anthropic-provider.js';
 import { answeringLabel, withFailover } from '../src/llm/failover.js';
 import { type CompletionRequest, LlmError, type LlmEvent } from '../src/llm/llm-provider.js';
 import { createOpenAiProvider } from '../src/llm/openai-provider.js';
-import { serverProvider } from '../src/llm/providers.js';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 
 const REQUEST: CompletionRequest = { system: 'S', messages: [{ role: 'user', content: 'Hi' }] };

@@ -4,8 +4,8 @@ import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
-import { defineJob, type JobContext, JobQueue } from '../src/jobs/queue.js';
 import { createLogger } from '../src/logger.js';
+import { defineJob, type JobContext, JobQueue } from '../src/queue/job-queue.js';
 import { createTestDatabase, TEST_ENGINE } from './support/test-database.js';
 
 const logLines: string[] = [];

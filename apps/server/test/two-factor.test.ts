@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { generate } from 'otplib';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
-import { SESSION_COOKIE } from '../src/services/admin-sessions.js';
-import { resealSecrets } from '../src/services/key-rotation.js';
-import { RECOVERY_CODES_PURPOSE, TOTP_SECRET_PURPOSE } from '../src/services/two-factor.js';
+import { SESSION_COOKIE } from '../src/services/accounts/admin-sessions.js';
+import { RECOVERY_CODES_PURPOSE, TOTP_SECRET_PURPOSE } from '../src/services/accounts/two-factor.js';
+import { resealSecrets } from '../src/services/ops/key-rotation.js';
 import { postSignIn, senderFor } from './support/admin-session.js';
 import { createTestApp, issueToken, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 

@@ -9,11 +9,11 @@ import {
   deliverWebhookJob,
   openWebhookSecret,
 } from '../src/jobs/deliver-webhook.js';
-import type { JobContext, JobQueue } from '../src/jobs/queue.js';
 import { createLogger } from '../src/logger.js';
+import type { JobContext, JobQueue } from '../src/queue/job-queue.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
-import { resealSecrets } from '../src/services/key-rotation.js';
-import { captureLead } from '../src/services/leads.js';
+import { captureLead } from '../src/services/conversations/leads.js';
+import { resealSecrets } from '../src/services/ops/key-rotation.js';
 import { seedVisitor, startWebhookReceiver, type WebhookReceiver } from './support/fake-site.js';
 import { expectData, expectError } from './support/http.js';
 import { createSite, type Site } from './support/integration.js';

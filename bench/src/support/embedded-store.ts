@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { type Config, loadConfig } from '../../../apps/server/src/config/config.js';
 import { type Database, openEmbeddedDatabase } from '../../../apps/server/src/db/database.js';
 import { loadMigrations, migrate } from '../../../apps/server/src/db/migrate.js';
-import { type BootstrapResult, bootstrap } from '../../../apps/server/src/services/bootstrap.js';
+import { type BootstrapResult, bootstrap } from '../../../apps/server/src/services/accounts/bootstrap.js';
 import type { TenantScope } from '../../../apps/server/src/services/context.js';
 
 /** A migrated, bootstrapped embedded store in its own temp directory, and how to remove it. */

@@ -13,7 +13,7 @@ import { createLogger } from '../../../apps/server/src/logger.js';
 import { recordVocabulary } from '../../../apps/server/src/retrieval/vocabulary.js';
 import { sha256Hex } from '../../../apps/server/src/security/hashing.js';
 import { newId } from '../../../apps/server/src/security/ids.js';
-import { createAgent } from '../../../apps/server/src/services/agents.js';
+import { createAgent } from '../../../apps/server/src/services/agents/agents.js';
 import { type EmbeddedStore, openEmbeddedStore } from './embedded-store.js';
 
 /** The language of every agent and document here: full-text uses `english` and `simple`. */

@@ -5,7 +5,7 @@ import type { StoredBlock } from '../db/schema-conversations.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import { composeOfflineAnswer } from '../llm/offline-answer.js';
 import { newId } from '../security/ids.js';
-import type { WidgetCaller } from '../services/widget-caller.js';
+import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { answerBlocks, extractCitations } from './answer-blocks.js';
 import type { AnswerContext } from './answer-context.js';
 import { ANSWER_FAILED_MESSAGE, noAnswerReply } from './fixed-replies.js';

@@ -1,13 +1,13 @@
 import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../app-deps.js';
-import { resolveProvider } from '../llm/providers.js';
-import { isBotSilenced } from '../services/operator.js';
-import { storedWidgetFeatures, type WidgetCaller } from '../services/widget-caller.js';
-import { modelHistory, recordVisitorMessage } from '../services/widget-conversation.js';
-import { resolveLanguage } from '../services/widget-language.js';
+import { isBotSilenced } from '../services/conversations/operator.js';
+import { storedWidgetFeatures, type WidgetCaller } from '../services/widget/widget-caller.js';
+import { modelHistory, recordVisitorMessage } from '../services/widget/widget-conversation.js';
+import { resolveLanguage } from '../services/widget/widget-language.js';
 import { loadAnswerContext } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
+import { resolveProvider } from './llm-providers.js';
 import { offlineOrderReply } from './offline-orders.js';
 import { orderTools } from './order-tool.js';
 

@@ -1,6 +1,6 @@
 import type { TOrder } from '@service/contract';
 import type { AppDeps } from '../app-deps.js';
-import type { WidgetCaller } from '../services/widget-caller.js';
+import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { lookupOrders } from '../site-calls/plugin-client.js';
 import { readOrderQuestion } from './order-intent.js';
 

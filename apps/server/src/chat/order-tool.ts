@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps.js';
-import type { WidgetCaller } from '../services/widget-caller.js';
+import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { lookupOrders } from '../site-calls/plugin-client.js';
 import type { ChatTool } from './model-turn.js';
 

@@ -16,10 +16,10 @@ import {
   ZGoldenQuestion,
 } from '../retrieval/evaluate.js';
 import { MAX_LIMIT } from '../retrieval/search.js';
-import { getWorkspace } from '../services/accounts.js';
-import { createApiToken } from '../services/api-tokens.js';
-import { bootstrap } from '../services/bootstrap.js';
-import { connectDemoShop } from '../services/demo-seed.js';
+import { getWorkspace } from '../services/accounts/accounts.js';
+import { createApiToken } from '../services/accounts/api-tokens.js';
+import { bootstrap } from '../services/accounts/bootstrap.js';
+import { connectDemoShop } from '../services/ops/demo-seed.js';
 
 /**
  * What a data command runs against: the store of this process or of the running service.

@@ -1,9 +1,9 @@
+import type { JobDefinition } from '../queue/job-queue.js';
 import { deliverWebhookJob } from './deliver-webhook.js';
 import { embedChunksJob } from './embed-chunks.js';
-import { fetchSourceJob } from './fetch-source.js';
+import { fetchSourceJob } from './fetch-source/fetch-source.js';
 import { indexDocumentJob } from './index-document.js';
 import { pushLeadJob } from './push-lead.js';
-import type { JobDefinition } from './queue.js';
 
 /**
  * Every job the worker runs. Capabilities add their definitions here (crawling, webhooks,

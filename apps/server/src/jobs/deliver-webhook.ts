@@ -7,8 +7,8 @@ import {
 } from '@service/contract';
 import { z } from 'zod';
 import { safeFetch } from '../outbound/index.js';
+import { defineJob, type JobContext } from '../queue/job-queue.js';
 import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
-import { defineJob, type JobContext } from './queue.js';
 
 /** The HKDF purpose of the key that seals webhook signing secrets. */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';

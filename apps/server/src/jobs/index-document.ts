@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { chunkText } from '../ingest/chunk-text.js';
+import { defineJob } from '../queue/job-queue.js';
 import { recordVocabulary } from '../retrieval/vocabulary.js';
 import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import type { Queryable } from '../services/context.js';
+import { settleSources } from '../services/knowledge/source-run.js';
 import { queueEmbedding } from './embed-chunks.js';
-import { defineJob } from './queue.js';
-import { settleSources } from './source-run.js';
 
 /** Postgres text-search configurations by language code; anything else uses `simple`. */
 const TS_CONFIGS: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { defineJob } from '../queue/job-queue.js';
 import { isRetryableFailure, pushLead } from '../site-calls/plugin-client.js';
-import { defineJob } from './queue.js';
 
 /** Retries after the first attempt of a lead push. */
 export const PUSH_LEAD_RETRY_LIMIT = 5;

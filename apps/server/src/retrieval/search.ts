@@ -4,7 +4,7 @@ import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/index.js';
 import { textSearchConfig } from '../jobs/index-document.js';
-import { requireAgent } from '../services/agents.js';
+import { requireAgent } from '../services/agents/agents.js';
 import { type FusedHit, fuseRankedLists, type SearchScope } from './fusion.js';
 import { lexicalLists } from './lexical.js';
 import { normalizeQuery } from './query-terms.js';

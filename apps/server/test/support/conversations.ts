@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_THEME } from '@service/contract';
 import type { ConversationStatus, MessageRole, RetrievedChunk } from '../../src/db/schema-conversations.js';
 import { newId } from '../../src/security/ids.js';
-import { createApiToken } from '../../src/services/api-tokens.js';
+import { createApiToken } from '../../src/services/accounts/api-tokens.js';
 import type { Tenant, TestApp } from './test-app.js';
 
 /** A message to seed; `createdAt` defaults to the database's now(). */

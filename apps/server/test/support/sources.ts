@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { fetchSourceJob } from '../../src/jobs/fetch-source.js';
+import { fetchSourceJob } from '../../src/jobs/fetch-source/fetch-source.js';
 import { indexDocumentJob } from '../../src/jobs/index-document.js';
 import { createLogger } from '../../src/logger.js';
 import type { TestApp } from './test-app.js';

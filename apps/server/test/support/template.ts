@@ -10,8 +10,8 @@ import pg from 'pg';
 import { wrapPglite } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
 import { ensureOptionalSchema, OPTIONAL_SCHEMA_FINGERPRINT } from '../../src/db/optional-schema.js';
-import { JobQueue } from '../../src/jobs/queue.js';
 import { createLogger } from '../../src/logger.js';
+import { JobQueue } from '../../src/queue/job-queue.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const CACHE_DIR = join(ROOT, '.cache');

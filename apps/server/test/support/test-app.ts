@@ -10,10 +10,10 @@ import type { Database } from '../../src/db/database.js';
 import { loadMigrations } from '../../src/db/migrate.js';
 import { embeddingProviderFor } from '../../src/embeddings/index.js';
 import { JOB_DEFINITIONS } from '../../src/jobs/definitions.js';
-import { JobQueue } from '../../src/jobs/queue.js';
 import { createLogger } from '../../src/logger.js';
-import { createApiToken } from '../../src/services/api-tokens.js';
-import { type BootstrapResult, bootstrap } from '../../src/services/bootstrap.js';
+import { JobQueue } from '../../src/queue/job-queue.js';
+import { createApiToken } from '../../src/services/accounts/api-tokens.js';
+import { type BootstrapResult, bootstrap } from '../../src/services/accounts/bootstrap.js';
 import { createTestDatabase } from './test-database.js';
 
 /** A config for tests: a temp DATA_DIR, a fixed app key, the cheapest bcrypt cost. */

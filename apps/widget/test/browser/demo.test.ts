@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createLogger } from '../../../server/src/logger.js';
-import { seedDemo } from '../../../server/src/services/demo-seed.js';
+import { seedDemo } from '../../../server/src/services/ops/demo-seed.js';
 import { indexSource } from '../../../server/test/support/sources.js';
 import { launchBrowser, withPage } from './support/browser.js';
 import { type Service, startService } from './support/service.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
-import { getUser, getWorkspace, updateProfile } from '../../services/accounts.js';
+import { getUser, getWorkspace, updateProfile } from '../../services/accounts/accounts.js';
 import { listAuditLogs } from '../../services/audit.js';
 import { actingUserId } from '../../services/context.js';
 import { adminScope } from './admin-auth.js';

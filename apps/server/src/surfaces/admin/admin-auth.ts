@@ -8,8 +8,8 @@ import {
   SESSION_COOKIE,
   type VerifiedSession,
   verifySession,
-} from '../../services/admin-sessions.js';
-import { authenticateApiToken, recordTokenUse } from '../../services/api-tokens.js';
+} from '../../services/accounts/admin-sessions.js';
+import { authenticateApiToken, recordTokenUse } from '../../services/accounts/api-tokens.js';
 import type { Actor, TenantScope } from '../../services/context.js';
 
 /** The verified caller of an admin route: an API token, or a signed-in user's session. */

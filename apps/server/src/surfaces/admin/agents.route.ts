@@ -2,7 +2,7 @@ import { dataEnvelope, ZAgent, ZAgentCreate, ZAgentUpdate } from '@service/contr
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../../services/agents.js';
+import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../../services/agents/agents.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 

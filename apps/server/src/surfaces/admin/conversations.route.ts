@@ -11,8 +11,12 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app-deps.js';
-import { getConversation, listConversations } from '../../services/conversation-inbox.js';
-import { claimConversation, releaseConversation, sendOperatorMessage } from '../../services/operator.js';
+import { getConversation, listConversations } from '../../services/conversations/conversation-inbox.js';
+import {
+  claimConversation,
+  releaseConversation,
+  sendOperatorMessage,
+} from '../../services/conversations/operator.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 

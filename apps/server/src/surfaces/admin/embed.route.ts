@@ -2,7 +2,7 @@ import { dataEnvelope } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { getAgent } from '../../services/agents.js';
+import { getAgent } from '../../services/agents/agents.js';
 import { widgetAssets } from '../../widget-assets/widget-manifest.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';

@@ -8,7 +8,7 @@ import {
   getKbArticle,
   listKbArticles,
   updateKbArticle,
-} from '../../services/kb-articles.js';
+} from '../../services/knowledge/kb-articles.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 

@@ -1,7 +1,7 @@
 import { ZLeadListQuery, ZLeadPage } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app-deps.js';
-import { listLeads } from '../../services/leads.js';
+import { listLeads } from '../../services/conversations/leads.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity } from './common.schema.js';
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { configKeyring } from '../../security/secret-keyring.js';
-import { deleteLlmKey, getLlmKey, setLlmKey } from '../../services/llm-keys.js';
+import { deleteLlmKey, getLlmKey, setLlmKey } from '../../services/accounts/llm-keys.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses } from './common.schema.js';
 

@@ -12,7 +12,7 @@ import {
   sessionView,
   signIn,
   signOut,
-} from '../../services/admin-sessions.js';
+} from '../../services/accounts/admin-sessions.js';
 import { headerOf, requireCsrf, sessionOfRequest } from './admin-auth.js';
 
 const tags = ['admin: session'];

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
-import type { JobQueue } from '../../jobs/queue.js';
+import type { JobQueue } from '../../queue/job-queue.js';
 import {
   createSource,
   deleteSource,
@@ -11,7 +11,7 @@ import {
   listAgentSources,
   reindexSource,
   updateSource,
-} from '../../services/sources.js';
+} from '../../services/knowledge/sources.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 

@@ -2,7 +2,7 @@ import { dataEnvelope, ZApiToken, ZApiTokenCreate, ZApiTokenCreated } from '@ser
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { createApiToken, listApiTokens, revokeApiToken } from '../../services/api-tokens.js';
+import { createApiToken, listApiTokens, revokeApiToken } from '../../services/accounts/api-tokens.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 

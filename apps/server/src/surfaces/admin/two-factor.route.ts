@@ -13,14 +13,14 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
 import { configKeyring } from '../../security/secret-keyring.js';
-import { actingUserId } from '../../services/context.js';
 import {
   beginTwoFactor,
   confirmTwoFactor,
   disableTwoFactor,
   type TwoFactorContext,
   twoFactorStatus,
-} from '../../services/two-factor.js';
+} from '../../services/accounts/two-factor.js';
+import { actingUserId } from '../../services/context.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity } from './common.schema.js';
 

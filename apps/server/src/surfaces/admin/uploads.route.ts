@@ -13,8 +13,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError, validationError } from '../../errors/app-error.js';
-import type { JobQueue } from '../../jobs/queue.js';
-import { type IncomingUpload, sanitiseUploadName, uploadFiles } from '../../services/uploads.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import { type IncomingUpload, sanitiseUploadName, uploadFiles } from '../../services/knowledge/uploads.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 

@@ -9,7 +9,7 @@ import {
   listDeliveries,
   listWebhooks,
   redeliver,
-} from '../../services/webhooks.js';
+} from '../../services/ops/webhooks.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 

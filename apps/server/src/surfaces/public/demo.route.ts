@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { findDemoAgent } from '../../services/demo-seed.js';
+import { findDemoAgent } from '../../services/ops/demo-seed.js';
 import type { WidgetAssets } from '../../widget-assets/widget-manifest.js';
 
 const escapeHtml = (text: string) =>

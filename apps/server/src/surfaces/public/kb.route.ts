@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { articlePage, indexPage, notFoundPage } from '../../kb/pages.js';
 import { renderMarkdown } from '../../kb/render-markdown.js';
-import { findPublishedKbArticle, listPublishedKbArticles } from '../../services/kb-articles.js';
+import { findPublishedKbArticle, listPublishedKbArticles } from '../../services/knowledge/kb-articles.js';
 
 const tags = ['public: knowledge base'];
 // Lenient on purpose, so every slug that is not a published article gets the same HTML 404 page.

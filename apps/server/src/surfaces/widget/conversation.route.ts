@@ -11,8 +11,8 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound } from '../../errors/app-error.js';
-import { listMessagesAfter } from '../../services/conversation-inbox.js';
-import { captureLead } from '../../services/leads.js';
+import { listMessagesAfter } from '../../services/conversations/conversation-inbox.js';
+import { captureLead } from '../../services/conversations/leads.js';
 import {
   clearConversation,
   eraseVisitor,
@@ -20,8 +20,8 @@ import {
   recordTyping,
   recordWidgetEvent,
   requestHuman,
-} from '../../services/widget-actions.js';
-import { storedWidgetFeatures, toWidgetMessage } from '../../services/widget-caller.js';
+} from '../../services/widget/widget-actions.js';
+import { storedWidgetFeatures, toWidgetMessage } from '../../services/widget/widget-caller.js';
 import { widgetErrorResponses, widgetSecurity, widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
 import { widgetCaller } from './widget-auth.js';

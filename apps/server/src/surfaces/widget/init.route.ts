@@ -1,9 +1,9 @@
 import { dataEnvelope, ZServiceError, ZWidgetInitRequest, ZWidgetInitResponse } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError, notFound } from '../../errors/app-error.js';
-import { indexVisitorPage } from '../../services/visitor-page-index.js';
-import { agentAllowsOrigin } from '../../services/widget-caller.js';
-import { readWidgetAgent, startWidgetSession } from '../../services/widget-session.js';
+import { indexVisitorPage } from '../../services/knowledge/visitor-page-index.js';
+import { agentAllowsOrigin } from '../../services/widget/widget-caller.js';
+import { readWidgetAgent, startWidgetSession } from '../../services/widget/widget-session.js';
 import { widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
 import { requestOrigin } from './widget-auth.js';

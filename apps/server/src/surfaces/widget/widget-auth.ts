@@ -4,7 +4,11 @@ import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
 import type { RateLimits, WidgetLimitName } from '../../http/rate-limit.js';
 import { verifyWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
-import { agentAllowsOrigin, resolveWidgetCaller, type WidgetCaller } from '../../services/widget-caller.js';
+import {
+  agentAllowsOrigin,
+  resolveWidgetCaller,
+  type WidgetCaller,
+} from '../../services/widget/widget-caller.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

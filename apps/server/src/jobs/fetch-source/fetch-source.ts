@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { decodeHtml } from '../../crawl/fetch-page.js';
+import { readHtmlPage } from '../../crawl/read-html-page.js';
+import { CRAWLER_USER_AGENT } from '../../crawl/robots.js';
+import { safeFetch } from '../../outbound/index.js';
+import { defineJob, type JobContext } from '../../queue/job-queue.js';
+import { sha256Hex } from '../../security/hashing.js';
+import { upsertDocuments } from '../../services/knowledge/documents.js';
+import {
+  failRun,
+  finishRun,
+  removeDocumentsExcept,
+  type SourceRef,
+  startRun,
+} from '../../services/knowledge/source-run.js';
+import { runCrawlSource } from './crawl-source.js';
+import { runSqlSource } from './sql-source.js';
+
+/** Body cap of a fetched page: 10 MiB. */
+export const URL_SOURCE_MAX_BYTES = 10 * 1024 * 1024;
+/** Budget for one page fetch (DNS, redirects, body). */
+export const URL_SOURCE_TIMEOUT_MS = 15_000;
+
+const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+const TEXT_TYPES = /^\s*text\/plain\s*(;|$)/i;
+
+/**
+ * Fetches a source's content through the crawl-safety guard: one page (`url`), a site
+ * (`crawl`), the pages of a sitemap (`sitemap`) or the rows of a query (`sql`). The status moves
+ * indexing → indexed | failed; a refusal or failure is stored verbatim in `sources.error` and
+ * keeps what earlier fetches stored. Unchanged content (same hash) queues no index job. Keyed
+ * per source, so one fetch per source runs at a time.
+ */
+export const fetchSourceJob = defineJob({
+  name: 'fetch-source',
+  payload: z.object({ sourceId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: 2,
+  // A crawl may take its whole time budget (15 minutes) plus the storing.
+  expireInSeconds: 30 * 60,
+  async handle({ sourceId }, context) {
+    const source = await context.db
+      .selectFrom('sources')
+      .select(['id', 'workspace_id', 'agent_id', 'type', 'config'])
+      .where('id', '=', sourceId)
+      .executeTakeFirst();
+    switch (source?.type) {
+      case 'url':
+        return fetchUrlSource(context, source);
+      case 'crawl':
+      case 'sitemap':
+        return runCrawlSource(context, source);
+      case 'sql':
+        return runSqlSource(context, source);
+      default:
+        return; // deleted meanwhile, or a type nothing fetches
+    }
+  },
+});
+
+/** Fetches a `url` source's one page and stores it as the source's one document. */
+async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<void> {
+  const sourceId = source.id;
+  const url = source.config.url;
+  if (typeof url !== 'string') {
+    await failRun(context.db, sourceId, 'failed: the source has no URL');
+    return;
+  }
+  await startRun(context.db, sourceId);
+  const fetched = await safeFetch(url, {
+    allow: context.safeUrlAllow ?? [],
+    accept: (contentType) => HTML_TYPES.test(contentType) || TEXT_TYPES.test(contentType),
+    maxBytes: URL_SOURCE_MAX_BYTES,
+    timeoutMs: URL_SOURCE_TIMEOUT_MS,
+    headers: {
+      accept: 'text/html, application/xhtml+xml, text/plain;q=0.9',
+      'user-agent': CRAWLER_USER_AGENT,
+    },
+  });
+  if (!fetched.ok) {
+    context.log.info({ sourceId, reason: fetched.reason }, 'url source not fetched');
+    await failRun(context.db, sourceId, fetched.reason);
+    return;
+  }
+  if (fetched.status < 200 || fetched.status > 299) {
+    await failRun(context.db, sourceId, `failed: ${fetched.url} answered HTTP ${fetched.status}`);
+    return;
+  }
+  const page = readPage(fetched.body, fetched.contentType, fetched.url);
+  if (page.text === '') {
+    await failRun(context.db, sourceId, `failed: ${fetched.url} has no readable text`);
+    return;
+  }
+  await storePage(context, sourceId, page);
+}
+
+type Page = { url: string; title: string; text: string; hash: string; lang: string | null };
+
+/** Readable text of the body: HTML through Readability and html-to-text, plain text as it is. */
+function readPage(body: Buffer, contentType: string, url: string): Page {
+  if (HTML_TYPES.test(contentType)) {
+    const page = readHtmlPage(decodeHtml(body, contentType), url);
+    const title = page.title || url;
+    return { url, title, text: page.text, hash: sha256Hex(`${title}\n${page.text}`), lang: page.lang };
+  }
+  const text = decodeHtml(body, contentType).replace(/\r\n?/g, '\n').trim();
+  return { url, title: url, text, hash: sha256Hex(`${url}\n${text}`), lang: null };
+}
+
+/**
+ * Upserts the page as the source's document (keyed by its final URL; a document left from an
+ * earlier URL is removed) and queues indexing when its hash changed, in one transaction.
+ */
+async function storePage(context: JobContext, sourceId: string, page: Page): Promise<void> {
+  const { queue } = context;
+  if (!queue) throw new Error('fetch-source needs the job queue to index what it fetched');
+  await context.db.transaction().execute(async (trx) => {
+    const source = await trx
+      .selectFrom('sources')
+      .select(['id', 'workspace_id', 'agent_id'])
+      .where('id', '=', sourceId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!source) return;
+    const removed = await removeDocumentsExcept(trx, sourceId, [page.url]);
+    await upsertDocuments(trx, queue, source, [
+      {
+        externalId: page.url,
+        hash: page.hash,
+        toDocument: () => ({
+          externalId: page.url,
+          kind: 'page',
+          title: page.title,
+          url: page.url,
+          language: page.lang,
+          text: page.text,
+          hash: page.hash,
+          metadata: {},
+          modifiedAt: new Date(),
+        }),
+      },
+    ]);
+    await finishRun(trx, sourceId, { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] });
+  });
+}

@@ -1,0 +1,138 @@
+import type { TLlmKey, TLlmKeyProvider, TLlmKeyPut } from '@service/contract';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { AppError, notFound } from '../../errors/app-error.js';
+import type { SecretKeyring } from '../../security/secret-keyring.js';
+import { recordAudit } from '../audit.js';
+import { actingUserId, iso, type Queryable, type TenantScope } from '../context.js';
+
+/** The HKDF purpose label of the key that seals workspace model keys (BYOK). */
+export const LLM_KEY_PURPOSE = 'workspace-llm-key';
+
+/** A workspace's model key, opened, for building a provider. */
+export type WorkspaceLlmKey = { provider: TLlmKeyProvider; model: string | null; apiKey: string };
+
+/**
+ * Stores the workspace's model key, sealed with APP_KEY and bound to the workspace id (it opens
+ * for no other). Only a caller whose user has `byok_enabled` may set one: 403 otherwise. Replaces
+ * an earlier key; writes an `llm_key.set` audit record (provider and model, never the key).
+ */
+export async function setLlmKey(
+  scope: TenantScope & { keys: SecretKeyring | null },
+  input: TLlmKeyPut,
+): Promise<TLlmKey> {
+  const { db, workspaceId } = scope;
+  const userId = actingUserId(scope.actor);
+  if (userId === null || !(await isByokEnabled(db, userId))) throw new AppError('forbidden');
+  const keys = scope.keys;
+  // A misconfigured instance, not a client error: the error handler renders it as a 500.
+  if (!keys) throw new Error('APP_KEY is not loaded: model keys cannot be sealed');
+  const sealed = keys.seal(input.api_key, LLM_KEY_PURPOSE, workspaceId);
+  const model = input.model ?? null;
+  await db.transaction().execute(async (trx) => {
+    const now = new Date();
+    await trx
+      .insertInto('workspace_llm_keys')
+      .values({ workspace_id: workspaceId, provider: input.provider, model, key_sealed: sealed })
+      .onConflict((conflict) =>
+        conflict
+          .column('workspace_id')
+          .doUpdateSet({ provider: input.provider, model, key_sealed: sealed, updated_at: now }),
+      )
+      .execute();
+    await recordAudit(trx, {
+      workspaceId,
+      actor: scope.actor,
+      action: 'llm_key.set',
+      target: { type: 'workspace', id: workspaceId },
+      metadata: { provider: input.provider, model },
+      requestId: scope.requestId,
+    });
+  });
+  return getLlmKey(scope);
+}
+
+/** The workspace's model key as the admin API shows it (last four characters only); 404 when none. */
+export async function getLlmKey(scope: TenantScope & { keys: SecretKeyring | null }): Promise<TLlmKey> {
+  const row = await scope.db
+    .selectFrom('workspace_llm_keys')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  const key = openKey(scope.keys, row.key_sealed, scope.workspaceId);
+  return {
+    provider: row.provider,
+    model: row.model,
+    key_last4: key === null ? null : key.slice(-4),
+    active: await isOwnerByokEnabled(scope.db, scope.workspaceId),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/** Removes the workspace's model key (404 when none) and writes an `llm_key.deleted` audit record. */
+export async function deleteLlmKey(scope: TenantScope): Promise<void> {
+  await scope.db.transaction().execute(async (trx) => {
+    const deleted = await trx
+      .deleteFrom('workspace_llm_keys')
+      .where('workspace_id', '=', scope.workspaceId)
+      .returning('provider')
+      .executeTakeFirst();
+    if (!deleted) throw notFound();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'llm_key.deleted',
+      target: { type: 'workspace', id: scope.workspaceId },
+      metadata: { provider: deleted.provider },
+      requestId: scope.requestId,
+    });
+  });
+}
+
+/**
+ * The key answers should use: the workspace's own key, only while the workspace owner's
+ * `byok_enabled` allows it and APP_KEY opens it; null otherwise (the server's provider applies).
+ */
+export async function activeLlmKey(options: {
+  db: Kysely<DB>;
+  keys: SecretKeyring | null;
+  workspaceId: string;
+}): Promise<WorkspaceLlmKey | null> {
+  const row = await options.db
+    .selectFrom('workspace_llm_keys')
+    .select(['provider', 'model', 'key_sealed'])
+    .where('workspace_id', '=', options.workspaceId)
+    .executeTakeFirst();
+  if (!row || !(await isOwnerByokEnabled(options.db, options.workspaceId))) return null;
+  const apiKey = openKey(options.keys, row.key_sealed, options.workspaceId);
+  return apiKey === null ? null : { provider: row.provider, model: row.model, apiKey };
+}
+
+/** Whether an owner of the workspace has `byok_enabled` (set by a platform admin, never by the user). */
+export async function isOwnerByokEnabled(db: Queryable, workspaceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select('users.id')
+    .where('memberships.workspace_id', '=', workspaceId)
+    .where('memberships.role', '=', 'owner')
+    .where('users.byok_enabled', '=', true)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function isByokEnabled(db: Queryable, userId: string): Promise<boolean> {
+  const row = await db.selectFrom('users').select('byok_enabled').where('id', '=', userId).executeTakeFirst();
+  return row?.byok_enabled === true;
+}
+
+/** Null when neither APP_KEY nor APP_KEY_PREVIOUS opens it (the key was sealed under another APP_KEY). */
+function openKey(keys: SecretKeyring | null, sealed: string, workspaceId: string): string | null {
+  if (!keys) return null;
+  try {
+    return keys.open(sealed, LLM_KEY_PURPOSE, workspaceId);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,194 @@
+import { DEFAULT_THEME, type TAgent, type TAgentCreate, type TAgentUpdate } from '@service/contract';
+import type { AgentRow, StoredTheme } from '../../db/schema.js';
+import { notFound } from '../../errors/app-error.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import { newId } from '../../security/ids.js';
+import { recordAudit } from '../audit.js';
+import { iso, type Queryable, type TenantScope } from '../context.js';
+import { reindexAgentLanguageDocuments } from '../knowledge/documents.js';
+import { type KbIndexing, syncKbForAgent } from '../knowledge/kb-index.js';
+import {
+  DEFAULT_WIDGET_FEATURES,
+  storedBehaviorRules,
+  storedWidgetFeatures,
+} from '../widget/widget-caller.js';
+
+/** Lists the workspace's agents, oldest first. */
+export async function listAgents(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TAgent[]> {
+  const rows = await scope.db
+    .selectFrom('agents')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toAgent);
+}
+
+/**
+ * The few agent fields other services need, for an agent of this workspace; another
+ * workspace's agent (or none) is a 404. `forUpdate` locks the row for the caller's transaction.
+ */
+export async function requireAgent(
+  db: Queryable,
+  workspaceId: string,
+  agentId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<{ id: string; site_type: string; language_default: string | null }> {
+  let query = db
+    .selectFrom('agents')
+    .select(['id', 'site_type', 'language_default'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', agentId);
+  if (options.forUpdate) query = query.forUpdate();
+  const agent = await query.executeTakeFirst();
+  if (!agent) throw notFound();
+  return agent;
+}
+
+/** Reads one agent of the workspace; another workspace's agent is a 404. */
+export async function getAgent(
+  scope: Pick<TenantScope, 'db' | 'workspaceId'>,
+  agentId: string,
+): Promise<TAgent> {
+  const row = await scope.db
+    .selectFrom('agents')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('id', '=', agentId)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  return toAgent(row);
+}
+
+/**
+ * Creates an agent in the workspace and records it in the audit log; the workspace's published
+ * knowledge-base articles are indexed for it in the same transaction (when a queue is given).
+ */
+export async function createAgent(scope: TenantScope & KbIndexing, input: TAgentCreate): Promise<TAgent> {
+  const theme: StoredTheme = { ...DEFAULT_THEME, ...input.theme };
+  return scope.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('agents')
+      .values({
+        id: newId(),
+        workspace_id: scope.workspaceId,
+        name: input.name,
+        site_type: input.site_type ?? 'generic',
+        language_default: input.language_default ?? null,
+        is_published: input.is_published ?? false,
+        allowed_origins: input.allowed_origins ?? [],
+        theme: JSON.stringify(theme),
+        system_prompt: input.system_prompt ?? '',
+        behavior_rules: JSON.stringify(input.behavior_rules ?? []),
+        auto_index_pages: input.auto_index_pages ?? false,
+        widget_features: JSON.stringify({ ...DEFAULT_WIDGET_FEATURES, ...input.widget_features }),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'agent.created',
+      target: { type: 'agent', id: row.id },
+      metadata: { name: row.name },
+      requestId: scope.requestId,
+    });
+    await syncKbForAgent(trx, scope.queue, {
+      workspaceId: scope.workspaceId,
+      agentId: row.id,
+      publicBaseUrl: scope.publicBaseUrl,
+    });
+    return toAgent(row);
+  });
+}
+
+/** Applies a partial update (theme fields merge into the stored theme); audited with the changed keys. */
+export async function updateAgent(
+  scope: TenantScope & { queue?: JobQueue | null | undefined },
+  agentId: string,
+  input: TAgentUpdate,
+): Promise<TAgent> {
+  return scope.db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('agents')
+      .selectAll()
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', agentId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw notFound();
+    const row = await trx
+      .updateTable('agents')
+      .set({
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.site_type !== undefined && { site_type: input.site_type }),
+        ...(input.language_default !== undefined && { language_default: input.language_default }),
+        ...(input.is_published !== undefined && { is_published: input.is_published }),
+        ...(input.allowed_origins !== undefined && { allowed_origins: input.allowed_origins }),
+        ...(input.system_prompt !== undefined && { system_prompt: input.system_prompt }),
+        ...(input.theme !== undefined && { theme: JSON.stringify({ ...current.theme, ...input.theme }) }),
+        ...(input.behavior_rules !== undefined && { behavior_rules: JSON.stringify(input.behavior_rules) }),
+        ...(input.auto_index_pages !== undefined && { auto_index_pages: input.auto_index_pages }),
+        ...(input.widget_features !== undefined && {
+          widget_features: JSON.stringify({ ...storedWidgetFeatures(current), ...input.widget_features }),
+        }),
+        updated_at: new Date(),
+      })
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', agentId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // Documents without a language of their own are indexed in the agent's: rebuild them.
+    if (scope.queue && row.language_default !== current.language_default) {
+      await reindexAgentLanguageDocuments(trx, scope.queue, agentId);
+    }
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'agent.updated',
+      target: { type: 'agent', id: agentId },
+      metadata: { fields: Object.keys(input).sort() },
+      requestId: scope.requestId,
+    });
+    return toAgent(row);
+  });
+}
+
+/** Deletes an agent (and, by cascade, everything that belongs to it); audited. */
+export async function deleteAgent(scope: TenantScope, agentId: string): Promise<void> {
+  await scope.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('agents')
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', agentId)
+      .returning(['id', 'name'])
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'agent.deleted',
+      target: { type: 'agent', id: row.id },
+      metadata: { name: row.name },
+      requestId: scope.requestId,
+    });
+  });
+}
+
+function toAgent(row: AgentRow): TAgent {
+  return {
+    id: row.id,
+    name: row.name,
+    site_type: row.site_type,
+    language_default: row.language_default,
+    is_published: row.is_published,
+    allowed_origins: row.allowed_origins,
+    theme: { ...DEFAULT_THEME, ...row.theme },
+    system_prompt: row.system_prompt,
+    behavior_rules: storedBehaviorRules(row),
+    auto_index_pages: row.auto_index_pages,
+    widget_features: storedWidgetFeatures(row),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}

@@ -1,0 +1,213 @@
+import {
+  MESSAGE_PREVIEW_MAX,
+  MESSAGES_AFTER_MAX,
+  type TAnswerTurn,
+  type TConversationDetail,
+  type TConversationMessage,
+  type TConversationStatus,
+  type TConversationSummary,
+  type TMessagePreview,
+  VISITOR_TYPING_WINDOW_SECONDS,
+} from '@service/contract';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { z } from 'zod';
+import type { AnswerTurnsTable, MessageRow } from '../../db/schema-conversations.js';
+import { notFound, validationError } from '../../errors/app-error.js';
+import { iso, type Queryable, type TenantScope } from '../context.js';
+
+/** A read scope; `now` pins the clock `visitor_typing` is computed against (default: the database's now()). */
+type ReadScope = Pick<TenantScope, 'db' | 'workspaceId'> & { now?: Date | undefined };
+/** The inbox, newest conversations first, with keyset paging through an opaque cursor. */
+export async function listConversations(
+  options: ReadScope & {
+    agentId?: string | undefined;
+    status?: TConversationStatus | undefined;
+    cursor?: string | undefined;
+    limit: number;
+  },
+): Promise<{ items: TConversationSummary[]; nextCursor: string | null }> {
+  let query = summaryQuery(options.db, options.workspaceId, options.now)
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(options.limit + 1);
+  if (options.agentId !== undefined) query = query.where('c.agent_id', '=', options.agentId);
+  if (options.status !== undefined) query = query.where('c.status', '=', options.status);
+  if (options.cursor !== undefined) {
+    const [createdAt, id] = decodeCursor(options.cursor);
+    // Compared as text at microsecond precision: a JS Date would round to milliseconds and skip rows.
+    query = query.where(
+      sql<boolean>`(c.created_at, c.id) < (${createdAt}::timestamp at time zone 'UTC', ${id})`,
+    );
+  }
+  const rows = await query.execute();
+  const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
+  const nextCursor = rows.length > options.limit && last ? encodeCursor(last.cursor_key, last.id) : null;
+  return { items: page.map(toSummary), nextCursor };
+}
+
+/** One conversation with every message and answer turn; another workspace's is a 404. */
+export async function getConversation(
+  options: ReadScope & { conversationId: string },
+): Promise<TConversationDetail> {
+  const row = await summaryQuery(options.db, options.workspaceId, options.now)
+    .where('c.id', '=', options.conversationId)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  const [messages, turns] = await Promise.all([
+    messagesOf(options.db, options.workspaceId, options.conversationId).execute(),
+    options.db
+      .selectFrom('answer_turns')
+      .selectAll()
+      .where('workspace_id', '=', options.workspaceId)
+      .where('conversation_id', '=', options.conversationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+  ]);
+  return {
+    ...toSummary(row),
+    page_url: row.page_url,
+    page_title: row.page_title,
+    referrer: row.referrer,
+    messages: messages.map(toMessage),
+    answer_turns: turns.map(toAnswerTurn),
+  };
+}
+
+/**
+ * Messages of a conversation newer than `afterMessageId`, oldest first (by created_at, id);
+ * without it, from the start. An id that is not a message of this conversation is a 422 on
+ * `after` (the poller should re-init), never a silent replay; a missing conversation is a 404.
+ */
+export async function listMessagesAfter(options: {
+  db: Queryable;
+  workspaceId: string;
+  conversationId: string;
+  afterMessageId?: string | undefined;
+  limit: number;
+}): Promise<TConversationMessage[]> {
+  const { db, workspaceId, conversationId, afterMessageId, limit } = options;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MESSAGES_AFTER_MAX) {
+    throw validationError({ limit: [`Must be a whole number from 1 to ${MESSAGES_AFTER_MAX}.`] });
+  }
+  const found = await db
+    .selectFrom('conversations as c')
+    .select((eb) => [
+      'c.id',
+      eb
+        .exists(messagesOf(db, workspaceId, conversationId).where('id', '=', afterMessageId ?? ''))
+        .as('anchored'),
+    ])
+    .where('c.workspace_id', '=', workspaceId)
+    .where('c.id', '=', conversationId)
+    .executeTakeFirst();
+  if (!found) throw notFound();
+  let query = messagesOf(db, workspaceId, conversationId).limit(limit);
+  if (afterMessageId !== undefined) {
+    if (!found.anchored) throw validationError({ after: ['No such message in this conversation.'] });
+    // The anchor's own timestamp, compared in the database at full precision.
+    query = query.where(
+      sql<boolean>`(created_at, id) > (select m.created_at, m.id from messages m where m.id = ${afterMessageId})`,
+    );
+  }
+  return (await query.execute()).map(toMessage);
+}
+
+/** The inbox row of each conversation: its columns, message count, newest message and typing flag. */
+export function summaryQuery(db: Queryable, workspaceId: string, now: Date | undefined) {
+  const clock: RawBuilder<Date> = now ? sql<Date>`${now.toISOString()}::timestamptz` : sql<Date>`now()`;
+  return db
+    .selectFrom('conversations as c')
+    .selectAll('c')
+    .select([
+      // left() counts characters, not bytes; the timestamp is formatted like Date#toISOString.
+      sql<TMessagePreview | null>`(select json_build_object('id', m.id, 'role', m.role,
+        'preview', left(m.content, ${sql.lit(MESSAGE_PREVIEW_MAX)}),
+        'created_at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+        from messages m where m.conversation_id = c.id order by m.created_at desc, m.id desc limit 1)`.as(
+        'last_message',
+      ),
+      sql<number>`(select count(*)::int from messages mc where mc.conversation_id = c.id)`.as(
+        'message_count',
+      ),
+      sql<boolean>`coalesce(c.visitor_typing_at >= ${clock} - make_interval(secs => ${sql.lit(
+        VISITOR_TYPING_WINDOW_SECONDS,
+      )}), false)`.as('visitor_typing'),
+      sql<string>`to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`.as('cursor_key'),
+    ])
+    .where('c.workspace_id', '=', workspaceId);
+}
+
+type SummaryRow = Awaited<ReturnType<ReturnType<typeof summaryQuery>['executeTakeFirstOrThrow']>>;
+
+/** Converts a summary row for the wire. */
+export function toSummary(row: SummaryRow): TConversationSummary {
+  const rating = row.satisfaction_rating;
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    visitor_id: row.visitor_id,
+    status: row.status,
+    human_requested_at: iso(row.human_requested_at),
+    claimed_by_user_id: row.claimed_by_user_id,
+    claimed_at: iso(row.claimed_at),
+    last_message_at: iso(row.last_message_at),
+    created_at: iso(row.created_at),
+    message_count: row.message_count,
+    last_message: row.last_message,
+    // Stored as a signed number (the widget writes 1 or -1): positive is a thumbs-up.
+    satisfaction: {
+      rating: rating === null ? null : rating > 0 ? 'up' : 'down',
+      comment: row.satisfaction_comment,
+    },
+    visitor_typing: row.visitor_typing,
+    shopper_verified: row.shopper_verified_at !== null,
+  };
+}
+
+/** Converts a stored message for the admin wire. */
+export function toMessage({
+  workspace_id: _w,
+  conversation_id: _c,
+  created_at,
+  ...rest
+}: MessageRow): TConversationMessage {
+  return { ...rest, created_at: iso(created_at) };
+}
+
+function toAnswerTurn(row: Selectable<AnswerTurnsTable>): TAnswerTurn {
+  const { workspace_id: _w, agent_id: _a, conversation_id: _c, answer: _text, created_at, ...rest } = row;
+  return { ...rest, created_at: iso(created_at) };
+}
+
+/** Messages of one conversation, oldest first; the id breaks timestamp ties (ULIDs grow). */
+function messagesOf(db: Queryable, workspaceId: string, conversationId: string) {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('conversation_id', '=', conversationId)
+    .orderBy('created_at')
+    .orderBy('id');
+}
+
+// [created_at as UTC text with microseconds, id]: Dates would round to milliseconds and skip rows.
+const ZCursor = z.tuple([
+  z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/),
+  z.string().min(1).max(64),
+]);
+
+function encodeCursor(createdAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const parsed = ZCursor.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // Not base64 JSON: fall through to the 422 below.
+  }
+  throw validationError({ cursor: ['The cursor is not valid; use meta.next_cursor of a previous page.'] });
+}

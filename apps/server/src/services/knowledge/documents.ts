@@ -1,0 +1,150 @@
+import type { SourceRow } from '../../db/schema.js';
+import { indexDocumentJob } from '../../jobs/index-document.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import { sha256Hex } from '../../security/hashing.js';
+import { newId } from '../../security/ids.js';
+import type { Queryable } from '../context.js';
+
+/** A document ready to store: what retrieval reads, plus the plugin's hash. */
+export type IncomingDocument = {
+  externalId: string;
+  kind: string;
+  title: string;
+  url: string | null;
+  language: string | null;
+  text: string;
+  hash: string;
+  metadata: Record<string, unknown>;
+  modifiedAt: string | Date | null;
+};
+
+/**
+ * An item as received: its id and hash, which decide whether it changed, and how to build its
+ * document. Building converts HTML to text (the costly part of a sync), so it only runs for
+ * items whose hash differs from the stored one.
+ */
+export type IncomingItem = { externalId: string; hash: string; toDocument(): IncomingDocument };
+
+/**
+ * Stores a source's documents by hash: items whose hash equals the stored one are skipped;
+ * new and changed ones are written in one statement, marked pending, and get an index job in
+ * the same transaction (so a job exists exactly when its document change commits).
+ */
+export async function upsertDocuments(
+  trx: Queryable,
+  queue: JobQueue,
+  source: Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id'>,
+  incoming: IncomingItem[],
+): Promise<{ queued: number; skipped_unchanged: number }> {
+  // The same item twice in one batch: the last one wins, counted once.
+  const byId = new Map(incoming.map((item) => [item.externalId, item]));
+  const stored = await trx
+    .selectFrom('documents')
+    .select(['external_id', 'content_hash'])
+    .where('source_id', '=', source.id)
+    .where('external_id', 'in', [...byId.keys()])
+    .execute();
+  const storedHash = new Map(stored.map((row) => [row.external_id, row.content_hash]));
+  const changed = [...byId.values()].filter((item) => storedHash.get(item.externalId) !== item.hash);
+  const skipped = byId.size - changed.length;
+  if (changed.length === 0) return { queued: 0, skipped_unchanged: skipped };
+
+  const now = new Date();
+  // One statement for the whole batch: new documents are inserted, changed ones updated.
+  const rows = await trx
+    .insertInto('documents')
+    .values(
+      changed.map((item) => {
+        const doc = item.toDocument();
+        return {
+          id: newId(),
+          workspace_id: source.workspace_id,
+          agent_id: source.agent_id,
+          source_id: source.id,
+          external_id: doc.externalId,
+          kind: doc.kind,
+          title: doc.title,
+          url: doc.url,
+          language: doc.language,
+          content_text: doc.text,
+          content_hash: doc.hash,
+          metadata: JSON.stringify(doc.metadata),
+          modified_at: doc.modifiedAt,
+          index_status: 'pending' as const,
+        };
+      }),
+    )
+    .onConflict((oc) =>
+      oc.columns(['source_id', 'external_id']).doUpdateSet((eb) => ({
+        kind: eb.ref('excluded.kind'),
+        title: eb.ref('excluded.title'),
+        url: eb.ref('excluded.url'),
+        language: eb.ref('excluded.language'),
+        content_text: eb.ref('excluded.content_text'),
+        content_hash: eb.ref('excluded.content_hash'),
+        metadata: eb.ref('excluded.metadata'),
+        modified_at: eb.ref('excluded.modified_at'),
+        index_status: eb.ref('excluded.index_status'),
+        updated_at: now,
+      })),
+    )
+    .returning('id')
+    .execute();
+  // Same transaction: the jobs exist exactly when the document changes commit; one key per document.
+  await queue.sendMany(
+    indexDocumentJob,
+    rows.map((row) => ({ payload: { documentId: row.id }, key: row.id })),
+    { db: trx },
+  );
+  return { queued: changed.length, skipped_unchanged: skipped };
+}
+
+/**
+ * Re-indexes an agent's documents that take the agent's language (those without their own),
+ * after that language changed: their chunks are rebuilt with the new text-search configuration.
+ */
+export async function reindexAgentLanguageDocuments(
+  trx: Queryable,
+  queue: JobQueue,
+  agentId: string,
+): Promise<number> {
+  const docs = await trx
+    .updateTable('documents')
+    .set({ index_status: 'pending', indexed_hash: null })
+    .where('agent_id', '=', agentId)
+    .where('language', 'is', null)
+    .returning('id')
+    .execute();
+  await queue.sendMany(
+    indexDocumentJob,
+    docs.map((doc) => ({ payload: { documentId: doc.id }, key: doc.id })),
+    { db: trx },
+  );
+  return docs.length;
+}
+
+/** One document a source stores with itself (pasted text, an uploaded file's extracted text). */
+export type StoredDocument = {
+  externalId: string;
+  kind: string;
+  title: string;
+  text: string;
+  metadata: Record<string, unknown>;
+};
+
+/** Stores a source's own document (hashed by its text) and queues its indexing when it changed. */
+export async function storeSourceDocument(
+  trx: Queryable,
+  queue: JobQueue,
+  source: Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id'>,
+  document: StoredDocument,
+): Promise<void> {
+  const hash = sha256Hex(document.text);
+  await upsertDocuments(trx, queue, source, [
+    {
+      externalId: document.externalId,
+      hash,
+      toDocument: () => ({ ...document, url: null, language: null, hash, modifiedAt: null }),
+    },
+  ]);
+}

@@ -1,0 +1,282 @@
+import type { TKbArticle, TKbArticleCreate, TKbArticleUpdate } from '@service/contract';
+import { isUniqueViolation } from '../../db/pg-errors.js';
+import type { KbArticleRow } from '../../db/schema.js';
+import { notFound, validationError } from '../../errors/app-error.js';
+import { newId } from '../../security/ids.js';
+import { recordAudit } from '../audit.js';
+import { iso, type Queryable, type TenantScope } from '../context.js';
+import { firstFreeSlug, slugFamilyPattern, slugify } from '../slugs.js';
+import { type KbIndexing, syncArticleForAgents } from './kb-index.js';
+
+const SLUG_TAKEN = 'The slug has already been taken in this workspace.';
+
+/** Lists the workspace's articles (drafts included), oldest first. */
+export async function listKbArticles(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TKbArticle[]> {
+  const rows = await scope.db
+    .selectFrom('kb_articles')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toKbArticle);
+}
+
+/** Reads one article of the workspace; another workspace's article is a 404. */
+export async function getKbArticle(
+  scope: Pick<TenantScope, 'db' | 'workspaceId'>,
+  articleId: string,
+): Promise<TKbArticle> {
+  const row = await scope.db
+    .selectFrom('kb_articles')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('id', '=', articleId)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  return toKbArticle(row);
+}
+
+/**
+ * Creates an article; audited. An explicit slug already used in the workspace is a 422 on
+ * `slug`; a slug derived from the title gets a numeric suffix instead. A published article is
+ * indexed for every agent of the workspace in the same transaction.
+ */
+export async function createKbArticle(
+  scope: TenantScope & KbIndexing,
+  input: TKbArticleCreate,
+): Promise<TKbArticle> {
+  return scope.db
+    .transaction()
+    .execute(async (trx) => {
+      let slug: string;
+      if (input.slug !== undefined) {
+        if (await slugTaken(trx, scope.workspaceId, input.slug))
+          throw validationError({ slug: [SLUG_TAKEN] });
+        slug = input.slug;
+      } else {
+        slug = await freeSlug(
+          trx,
+          scope.workspaceId,
+          slugify(input.title, { maxLength: 100, fallback: 'article' }),
+        );
+      }
+      const published = input.is_published ?? false;
+      const row = await trx
+        .insertInto('kb_articles')
+        .values({
+          id: newId(),
+          workspace_id: scope.workspaceId,
+          title: input.title,
+          slug,
+          body_markdown: input.body_markdown,
+          is_published: published,
+          published_at: published ? new Date() : null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordAudit(trx, {
+        workspaceId: scope.workspaceId,
+        actor: scope.actor,
+        action: 'kb_article.created',
+        target: { type: 'kb_article', id: row.id },
+        metadata: { slug: row.slug, is_published: row.is_published },
+        requestId: scope.requestId,
+      });
+      await syncArticle(trx, scope, row.id);
+      return toKbArticle(row);
+    })
+    .catch(rethrowSlugConflict);
+}
+
+/**
+ * Applies a partial update; publishing stamps `published_at`, unpublishing clears it. Audited.
+ * The agents' index follows in the same transaction (re-indexed only if the text or URL changed).
+ */
+export async function updateKbArticle(
+  scope: TenantScope & KbIndexing,
+  articleId: string,
+  input: TKbArticleUpdate,
+): Promise<TKbArticle> {
+  return scope.db
+    .transaction()
+    .execute(async (trx) => {
+      const current = await trx
+        .selectFrom('kb_articles')
+        .selectAll()
+        .where('workspace_id', '=', scope.workspaceId)
+        .where('id', '=', articleId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!current) throw notFound();
+      if (
+        input.slug !== undefined &&
+        input.slug !== current.slug &&
+        (await slugTaken(trx, scope.workspaceId, input.slug))
+      ) {
+        throw validationError({ slug: [SLUG_TAKEN] });
+      }
+      const publishing = input.is_published === true && !current.is_published;
+      const row = await trx
+        .updateTable('kb_articles')
+        .set({
+          ...(input.title !== undefined && { title: input.title }),
+          ...(input.slug !== undefined && { slug: input.slug }),
+          ...(input.body_markdown !== undefined && { body_markdown: input.body_markdown }),
+          ...(input.is_published !== undefined && { is_published: input.is_published }),
+          ...(publishing && { published_at: new Date() }),
+          ...(input.is_published === false && { published_at: null }),
+          updated_at: new Date(),
+        })
+        .where('workspace_id', '=', scope.workspaceId)
+        .where('id', '=', articleId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordAudit(trx, {
+        workspaceId: scope.workspaceId,
+        actor: scope.actor,
+        action: 'kb_article.updated',
+        target: { type: 'kb_article', id: articleId },
+        metadata: { fields: Object.keys(input).sort() },
+        requestId: scope.requestId,
+      });
+      await syncArticle(trx, scope, articleId);
+      return toKbArticle(row);
+    })
+    .catch(rethrowSlugConflict);
+}
+
+/** Deletes an article and its documents in every agent's index; audited. */
+export async function deleteKbArticle(scope: TenantScope & KbIndexing, articleId: string): Promise<void> {
+  await scope.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('kb_articles')
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', articleId)
+      .returning(['id', 'slug'])
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'kb_article.deleted',
+      target: { type: 'kb_article', id: row.id },
+      metadata: { slug: row.slug },
+      requestId: scope.requestId,
+    });
+    await syncArticle(trx, scope, row.id);
+  });
+}
+
+function syncArticle(trx: Queryable, scope: TenantScope & KbIndexing, articleId: string) {
+  return syncArticleForAgents(trx, scope.queue, {
+    workspaceId: scope.workspaceId,
+    articleId,
+    publicBaseUrl: scope.publicBaseUrl,
+  });
+}
+
+/** A published article as the public pages show it. */
+export type PublicKbArticle = { title: string; slug: string; bodyMarkdown: string; publishedAt: Date | null };
+
+/**
+ * The published articles of a workspace found by its slug, newest first; `null` when no
+ * workspace has that slug.
+ */
+export async function listPublishedKbArticles(
+  db: Queryable,
+  workspaceSlug: string,
+): Promise<{ workspaceName: string; articles: Array<Omit<PublicKbArticle, 'bodyMarkdown'>> } | null> {
+  const workspace = await db
+    .selectFrom('workspaces')
+    .select(['id', 'name'])
+    .where('slug', '=', workspaceSlug)
+    .executeTakeFirst();
+  if (!workspace) return null;
+  const rows = await db
+    .selectFrom('kb_articles')
+    .select(['title', 'slug', 'published_at'])
+    .where('workspace_id', '=', workspace.id)
+    .where('is_published', '=', true)
+    .orderBy('published_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return {
+    workspaceName: workspace.name,
+    articles: rows.map((row) => ({ title: row.title, slug: row.slug, publishedAt: row.published_at })),
+  };
+}
+
+/**
+ * One published article by workspace slug and article slug. An unpublished, unknown or
+ * other-workspace article all give `null`, so the caller cannot tell them apart.
+ */
+export async function findPublishedKbArticle(
+  db: Queryable,
+  workspaceSlug: string,
+  articleSlug: string,
+): Promise<(PublicKbArticle & { workspaceName: string }) | null> {
+  const row = await db
+    .selectFrom('kb_articles')
+    .innerJoin('workspaces', 'workspaces.id', 'kb_articles.workspace_id')
+    .select([
+      'kb_articles.title',
+      'kb_articles.slug',
+      'kb_articles.body_markdown',
+      'kb_articles.published_at',
+      'workspaces.name as workspace_name',
+    ])
+    .where('workspaces.slug', '=', workspaceSlug)
+    .where('kb_articles.slug', '=', articleSlug)
+    .where('kb_articles.is_published', '=', true)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    title: row.title,
+    slug: row.slug,
+    bodyMarkdown: row.body_markdown,
+    publishedAt: row.published_at,
+    workspaceName: row.workspace_name,
+  };
+}
+
+async function slugTaken(db: Queryable, workspaceId: string, slug: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('kb_articles')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function freeSlug(db: Queryable, workspaceId: string, base: string): Promise<string> {
+  const taken = await db
+    .selectFrom('kb_articles')
+    .select('slug')
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', slugFamilyPattern(base))]))
+    .execute();
+  return firstFreeSlug(
+    base,
+    taken.map((row) => row.slug),
+  );
+}
+
+function toKbArticle(row: KbArticleRow): TKbArticle {
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    body_markdown: row.body_markdown,
+    is_published: row.is_published,
+    published_at: iso(row.published_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/** Two writers racing for one slug: the loser gets the same 422 as a checked conflict. */
+function rethrowSlugConflict(error: unknown): never {
+  if (isUniqueViolation(error)) throw validationError({ slug: [SLUG_TAKEN] });
+  throw error;
+}

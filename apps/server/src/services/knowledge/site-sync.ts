@@ -1,0 +1,303 @@
+import {
+  defaultPluginBase,
+  normalizeSiteUrl,
+  type TChangeResult,
+  type TCoupon,
+  type THandshakeResponse,
+  type TPost,
+  type TProduct,
+  type TSyncResult,
+} from '@service/contract';
+import { type Kysely, sql } from 'kysely';
+import type { DB, SourceRow } from '../../db/schema.js';
+import { notFound } from '../../errors/app-error.js';
+import { htmlToText } from '../../ingest/html-text.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import { newId } from '../../security/ids.js';
+import { getWorkspace } from '../accounts/accounts.js';
+import { requireAgent } from '../agents/agents.js';
+import type { Queryable } from '../context.js';
+import { type IncomingDocument, type IncomingItem, upsertDocuments } from './documents.js';
+
+/** The verified caller of a site-integration route: its token and (from it) its workspace. */
+export type IntegrationCaller = { tokenId: string; workspaceId: string };
+
+/** What every sync call names: the agent, the site and the plugin version. */
+export type SyncTarget = { agent_id: string; site_url: string; plugin_version: string };
+
+/** What sync needs: the store, the queue for index jobs, and the caller. */
+export type SyncDeps = { db: Kysely<DB>; queue: JobQueue; caller: IntegrationCaller };
+
+/** Source types the plugin feeds: posts go to the `site` source, products and coupons to `products`. */
+type SiteSourceType = 'site' | 'products';
+
+/** Answers the handshake; writes nothing but the token's `last_used_at`. */
+export async function handshake(
+  db: Kysely<DB>,
+  caller: IntegrationCaller,
+  input: { site_url: string; plugin_version: string; commerce_active: boolean },
+): Promise<THandshakeResponse> {
+  const token = await db
+    .updateTable('api_tokens')
+    .set({ last_used_at: new Date() })
+    .where('id', '=', caller.tokenId)
+    .where('workspace_id', '=', caller.workspaceId)
+    .returning(['id', 'name', 'abilities', 'shopper_signing_secret'])
+    .executeTakeFirst();
+  if (!token) throw notFound();
+  const workspace = await getWorkspace(db, caller.workspaceId);
+  const agents = await db
+    .selectFrom('agents')
+    .select(['id', 'name', 'site_type', 'language_default', 'is_published'])
+    .where('workspace_id', '=', caller.workspaceId)
+    .orderBy('id')
+    .execute();
+  return {
+    workspace: { id: workspace.id, name: workspace.name },
+    agents,
+    token,
+    recommended_site_type: input.commerce_active ? 'ecommerce' : null,
+    echo: { site_url: input.site_url, plugin_version: input.plugin_version },
+  };
+}
+
+/** Upserts a batch of posts: changed or new ones are stored and queued, equal hashes skipped. */
+export async function syncPosts(deps: SyncDeps, body: SyncTarget & { posts: TPost[] }): Promise<TSyncResult> {
+  return deps.db.transaction().execute(async (trx) => {
+    const { source } = await prepare(trx, deps.caller, body, 'site');
+    const result = await upsertDocuments(trx, deps.queue, source, body.posts.map(postItem));
+    return { ...result, deleted: 0 };
+  });
+}
+
+/** Applies one post delta (`upsert` or `delete`); deleting an unknown post is a no-op. */
+export async function changePost(
+  deps: SyncDeps,
+  body: SyncTarget & { change: { action: 'upsert'; item: TPost } | { action: 'delete'; wp_id: number } },
+): Promise<TChangeResult> {
+  return deps.db.transaction().execute(async (trx) => {
+    const { source } = await prepare(trx, deps.caller, body, 'site');
+    if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
+    const result = await upsertDocuments(trx, deps.queue, source, [postItem(body.change.item)]);
+    return changeResult('upsert', result);
+  });
+}
+
+/** Upserts a batch of products; the agent's first product makes a `generic` agent `ecommerce`. */
+export async function syncProducts(
+  deps: SyncDeps,
+  body: SyncTarget & { products: TProduct[] },
+): Promise<TSyncResult> {
+  return deps.db.transaction().execute(async (trx) => {
+    const { source, agent } = await prepare(trx, deps.caller, body, 'products');
+    await switchToEcommerceOnFirstProduct(trx, agent, source);
+    const result = await upsertDocuments(trx, deps.queue, source, body.products.map(productItem));
+    return { ...result, deleted: 0 };
+  });
+}
+
+/** Applies one product delta (`upsert` or `delete`). */
+export async function changeProduct(
+  deps: SyncDeps,
+  body: SyncTarget & { change: { action: 'upsert'; item: TProduct } | { action: 'delete'; wp_id: number } },
+): Promise<TChangeResult> {
+  return deps.db.transaction().execute(async (trx) => {
+    const { source, agent } = await prepare(trx, deps.caller, body, 'products');
+    if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
+    await switchToEcommerceOnFirstProduct(trx, agent, source);
+    const result = await upsertDocuments(trx, deps.queue, source, [productItem(body.change.item)]);
+    return changeResult('upsert', result);
+  });
+}
+
+/** Replaces the coupon list stored on the agent's products source (config key `coupons`). */
+export async function syncCoupons(
+  deps: SyncDeps,
+  body: SyncTarget & { coupons: TCoupon[] },
+): Promise<{ stored: number }> {
+  return deps.db.transaction().execute(async (trx) => {
+    const { source } = await prepare(trx, deps.caller, body, 'products');
+    await trx
+      .updateTable('sources')
+      .set({
+        config: sql`jsonb_set(config, '{coupons}', ${JSON.stringify(body.coupons)}::jsonb, true)`,
+        updated_at: new Date(),
+      })
+      .where('id', '=', source.id)
+      .execute();
+    return { stored: body.coupons.length };
+  });
+}
+
+/** How stale a source's `last_synced_at` may get before an otherwise unchanged sync rewrites it. */
+const LAST_SYNC_RESOLUTION_MS = 60_000;
+
+/** Resolves the agent in the caller's workspace (404 otherwise) and records the sync on its source. */
+async function prepare(trx: Queryable, caller: IntegrationCaller, body: SyncTarget, type: SiteSourceType) {
+  // Product syncs may switch the agent's site type: concurrent ones take turns on the agent row.
+  const agent = await requireAgent(trx, caller.workspaceId, body.agent_id, {
+    forUpdate: type === 'products',
+  });
+  const siteUrl = normalizeSiteUrl(body.site_url);
+  const now = new Date();
+  const existing = await trx
+    .selectFrom('sources')
+    .selectAll()
+    .where('agent_id', '=', agent.id)
+    .where('type', '=', type)
+    .where('site_url', '=', siteUrl)
+    .executeTakeFirst();
+  // Repeated syncs from the same plugin within a minute need no write (like a token's last_used_at).
+  if (
+    existing &&
+    existing.plugin_version === body.plugin_version &&
+    existing.api_token_id === caller.tokenId &&
+    existing.last_synced_at &&
+    now.getTime() - existing.last_synced_at.getTime() < LAST_SYNC_RESOLUTION_MS
+  ) {
+    return { agent, source: existing };
+  }
+  const source = await trx
+    .insertInto('sources')
+    .values({
+      id: newId(),
+      workspace_id: caller.workspaceId,
+      agent_id: agent.id,
+      type,
+      name: type === 'site' ? `${siteUrl} (site content)` : `${siteUrl} (products)`,
+      site_url: siteUrl,
+      plugin_version: body.plugin_version,
+      plugin_base: defaultPluginBase(siteUrl),
+      api_token_id: caller.tokenId,
+      last_synced_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['agent_id', 'type', 'site_url']).where('site_url', 'is not', null).doUpdateSet({
+        plugin_version: body.plugin_version,
+        api_token_id: caller.tokenId,
+        last_synced_at: now,
+        updated_at: now,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { agent, source };
+}
+
+async function deleteDocument(trx: Queryable, source: SourceRow, wpId: number): Promise<TChangeResult> {
+  const removed = await trx
+    .deleteFrom('documents')
+    .where('source_id', '=', source.id)
+    .where('external_id', '=', String(wpId))
+    .returning('id')
+    .executeTakeFirst();
+  return {
+    action: 'delete',
+    result: removed ? 'deleted' : 'not_found',
+    queued: 0,
+    skipped_unchanged: 0,
+    deleted: removed ? 1 : 0,
+  };
+}
+
+function changeResult(
+  action: 'upsert',
+  result: { queued: number; skipped_unchanged: number },
+): TChangeResult {
+  return { action, result: result.queued > 0 ? 'queued' : 'skipped_unchanged', ...result, deleted: 0 };
+}
+
+/** The first product upsert on a `generic` agent makes it `ecommerce`, silently; other types never change. */
+async function switchToEcommerceOnFirstProduct(
+  trx: Queryable,
+  agent: { id: string; site_type: string },
+  source: SourceRow,
+) {
+  if (agent.site_type !== 'generic') return;
+  const anyProduct = await trx
+    .selectFrom('documents')
+    .select('id')
+    .where('agent_id', '=', agent.id)
+    .where('kind', '=', 'product')
+    .limit(1)
+    .executeTakeFirst();
+  if (anyProduct) return;
+  await trx
+    .updateTable('agents')
+    .set({ site_type: 'ecommerce', updated_at: new Date() })
+    .where('id', '=', agent.id)
+    .where('workspace_id', '=', source.workspace_id)
+    .execute();
+}
+
+function postItem(post: TPost): IncomingItem {
+  return {
+    externalId: String(post.wp_id),
+    hash: post.content_hash.toLowerCase(),
+    toDocument: () => postDocument(post),
+  };
+}
+
+function productItem(product: TProduct): IncomingItem {
+  return {
+    externalId: String(product.wp_id),
+    hash: product.content_hash.toLowerCase(),
+    toDocument: () => productDocument(product),
+  };
+}
+
+function postDocument(post: TPost): IncomingDocument {
+  const body = htmlToText(post.content_html);
+  const excerpt = htmlToText(post.excerpt);
+  return {
+    externalId: String(post.wp_id),
+    kind: 'post',
+    title: post.title,
+    url: post.permalink,
+    language: post.language ?? null,
+    text: [post.title, excerpt && excerpt !== body ? excerpt : '', body].filter(Boolean).join('\n\n'),
+    hash: post.content_hash.toLowerCase(),
+    metadata: { post_type: post.post_type, excerpt: post.excerpt, taxonomy_terms: post.taxonomy_terms },
+    modifiedAt: post.modified_at,
+  };
+}
+
+function productDocument(product: TProduct): IncomingDocument {
+  const price = product.price
+    ? `${product.price}${product.currency ? ` ${product.currency.toUpperCase()}` : ''}`
+    : '';
+  const lines = [
+    product.name,
+    htmlToText(product.short_description),
+    htmlToText(product.description),
+    product.categories.length > 0 ? `Categories: ${product.categories.join(', ')}` : '',
+    ...product.attributes,
+    price
+      ? `Price: ${price}${product.on_sale && product.regular_price ? ` (regular ${product.regular_price})` : ''}`
+      : '',
+    `Stock: ${product.stock_status}`,
+    product.sku ? `SKU: ${product.sku}` : '',
+  ];
+  return {
+    externalId: String(product.wp_id),
+    kind: 'product',
+    title: product.name,
+    url: product.permalink,
+    language: null,
+    text: lines.filter(Boolean).join('\n\n'),
+    hash: product.content_hash.toLowerCase(),
+    metadata: {
+      sku: product.sku,
+      image_url: product.image_url,
+      price: product.price,
+      regular_price: product.regular_price,
+      sale_price: product.sale_price,
+      currency: product.currency ?? null,
+      stock_status: product.stock_status,
+      on_sale: product.on_sale,
+      categories: product.categories,
+      attributes: product.attributes,
+    },
+    modifiedAt: product.modified_at,
+  };
+}

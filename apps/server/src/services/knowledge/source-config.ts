@@ -1,0 +1,95 @@
+import {
+  DEFAULT_SQL_PORTS,
+  type TSourceCreate,
+  type TSourceProgress,
+  ZSourceProgress,
+} from '@service/contract';
+import { sealSqlPassword } from '../../sql-source/sql-password.js';
+
+/** How a source's settings are stored, audited and shown: `sources.config` and `sources.progress`. */
+
+/** The name a source gets when the admin gives none. */
+export function defaultName(input: TSourceCreate): string {
+  switch (input.type) {
+    case 'text':
+      return 'Pasted text';
+    case 'sql':
+      return `${input.engine}://${input.host}/${input.database}`;
+    default:
+      return input.url;
+  }
+}
+
+/** What is stored in `sources.config`: the settings, with an SQL password sealed. */
+export function storedConfig(
+  input: TSourceCreate,
+  sourceId: string,
+  appKey: Buffer | undefined,
+): Record<string, unknown> {
+  switch (input.type) {
+    case 'text':
+      return {};
+    case 'url':
+      return { url: input.url };
+    case 'crawl':
+      return { url: input.url, max_pages: input.max_pages, max_depth: input.max_depth };
+    case 'sitemap':
+      return { url: input.url, max_pages: input.max_pages };
+    case 'sql': {
+      if (!appKey) throw new Error('APP_KEY is not loaded: SQL source passwords cannot be sealed');
+      const { type: _type, name: _name, password, ...settings } = input;
+      return {
+        ...settings,
+        port: input.port ?? DEFAULT_SQL_PORTS[input.engine],
+        password_sealed: sealSqlPassword(password, appKey, sourceId),
+      };
+    }
+  }
+}
+
+/** What the audit log records of a new source (never a password). */
+export function auditDetails(input: TSourceCreate): Record<string, unknown> {
+  switch (input.type) {
+    case 'text':
+      return {};
+    case 'sql':
+      return { engine: input.engine, host: input.host, database: input.database, user: input.user };
+    default:
+      return { url: input.url };
+  }
+}
+
+/** Settings shown per source type; anything else in `config` (sealed secrets, coupons) stays hidden. */
+const PUBLIC_CONFIG_KEYS: Readonly<Record<string, readonly string[]>> = {
+  url: ['url'],
+  crawl: ['url', 'max_pages', 'max_depth'],
+  sitemap: ['url', 'max_pages'],
+  sql: [
+    'engine',
+    'host',
+    'port',
+    'database',
+    'user',
+    'query',
+    'ssl',
+    'title_column',
+    'id_column',
+    'url_column',
+  ],
+  upload: ['file_name', 'file_type', 'size_bytes', 'sha256'],
+};
+
+/** The settings a source shows through the API. */
+export function publicConfig(type: string, config: Record<string, unknown>): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const key of PUBLIC_CONFIG_KEYS[type] ?? []) {
+    if (config[key] !== undefined) shown[key] = config[key];
+  }
+  return shown;
+}
+
+/** The stored `progress.last_run`, if it has the documented shape. */
+export function lastRun(progress: Record<string, unknown>): TSourceProgress['last_run'] {
+  const parsed = ZSourceProgress.shape.last_run.safeParse(progress.last_run ?? null);
+  return parsed.success ? parsed.data : null;
+}

@@ -1,0 +1,196 @@
+import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import {
+  type TWebhook,
+  type TWebhookCreate,
+  type TWebhookCreated,
+  type TWebhookDelivery,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOKS_PER_WORKSPACE_MAX,
+} from '@service/contract';
+import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema-conversations.js';
+import { AppError, notFound, validationError } from '../../errors/app-error.js';
+import { deliverWebhookJob, sealWebhookSecret } from '../../jobs/deliver-webhook.js';
+import { checkUrl, type Resolve } from '../../outbound/index.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import { newId } from '../../security/ids.js';
+import { createSecretKeyring } from '../../security/secret-keyring.js';
+import { recordAudit } from '../audit.js';
+import { iso, type TenantScope } from '../context.js';
+
+/**
+ * Registers a webhook. The URL must pass the crawl-safety guard now (a refusal is 422 with the
+ * guard's reason under `errors.url`) and is checked again at every delivery. The signing secret
+ * (`whsec_` + 32 random bytes, base64url) is in this answer only; it is stored sealed with
+ * APP_KEY, bound to the webhook id. Audited without the secret.
+ */
+export async function createWebhook(
+  scope: TenantScope & {
+    appKey: Buffer | undefined;
+    safeUrlAllow?: readonly string[] | undefined;
+    resolve?: Resolve | undefined;
+    randomBytes?: ((size: number) => Buffer) | undefined;
+  },
+  input: TWebhookCreate,
+): Promise<TWebhookCreated> {
+  const { appKey } = scope;
+  if (!appKey) throw new AppError('internal_error', { message: 'APP_KEY is not loaded.' });
+  const check = await checkUrl(input.url, {
+    allow: scope.safeUrlAllow ?? [],
+    ...(scope.resolve ? { resolve: scope.resolve } : {}),
+  });
+  if (!check.ok) throw validationError({ url: [check.reason] });
+  const secret = `${WEBHOOK_SECRET_PREFIX}${(scope.randomBytes ?? cryptoRandomBytes)(32).toString('base64url')}`;
+  const id = newId();
+  const sealed = sealWebhookSecret(secret, createSecretKeyring(appKey), id);
+  return scope.db.transaction().execute(async (trx) => {
+    // Concurrent creations take turns on the workspace row, so the cap holds.
+    await trx.selectFrom('workspaces').select('id').where('id', '=', scope.workspaceId).forUpdate().execute();
+    const count = await trx
+      .selectFrom('webhooks')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('workspace_id', '=', scope.workspaceId)
+      .executeTakeFirst();
+    if (Number(count?.n ?? 0) >= WEBHOOKS_PER_WORKSPACE_MAX) {
+      throw validationError({
+        url: [`A workspace may have at most ${WEBHOOKS_PER_WORKSPACE_MAX} webhooks.`],
+      });
+    }
+    const row = await trx
+      .insertInto('webhooks')
+      .values({
+        id,
+        workspace_id: scope.workspaceId,
+        url: check.url.href,
+        events: input.events,
+        secret_sealed: sealed,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'webhook.created',
+      target: { type: 'webhook', id },
+      metadata: { url: row.url, events: row.events },
+      requestId: scope.requestId,
+    });
+    return { ...toWebhook(row), secret };
+  });
+}
+
+/** Lists the workspace's webhooks, oldest first (never their secrets). */
+export async function listWebhooks(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TWebhook[]> {
+  const rows = await scope.db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toWebhook);
+}
+
+/** Deletes a webhook of the workspace with its delivery log (queued deliveries are dropped). Audited. */
+export async function deleteWebhook(scope: TenantScope, webhookId: string): Promise<void> {
+  await scope.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('webhooks')
+      .where('id', '=', webhookId)
+      .where('workspace_id', '=', scope.workspaceId)
+      .returning(['id', 'url'])
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'webhook.deleted',
+      target: { type: 'webhook', id: row.id },
+      metadata: { url: row.url },
+      requestId: scope.requestId,
+    });
+  });
+}
+
+/** A webhook's deliveries, newest first, with keyset paging on the id; 404 for another workspace's. */
+export async function listDeliveries(
+  scope: Pick<TenantScope, 'db' | 'workspaceId'>,
+  webhookId: string,
+  page: { limit: number; before?: string | undefined },
+): Promise<{ items: TWebhookDelivery[]; nextBefore: string | null }> {
+  const hook = await scope.db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('id', '=', webhookId)
+    .where('workspace_id', '=', scope.workspaceId)
+    .executeTakeFirst();
+  if (!hook) throw notFound();
+  let query = scope.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .where('workspace_id', '=', scope.workspaceId)
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1);
+  if (page.before) query = query.where('id', '<', page.before);
+  const rows = await query.execute();
+  const items = rows.slice(0, page.limit);
+  const last = items.at(-1);
+  return { items: items.map(toDelivery), nextBefore: rows.length > page.limit && last ? last.id : null };
+}
+
+/**
+ * Sends a delivery again: the same delivery id and body (receivers deduplicate on it), status
+ * back to `pending`, and a new `deliver-webhook` job with a fresh retry budget, in one
+ * transaction. Attempts keep counting. 404 for another workspace's delivery. Audited.
+ */
+export async function redeliver(
+  scope: TenantScope & { queue: JobQueue },
+  deliveryId: string,
+): Promise<TWebhookDelivery> {
+  return scope.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', delivered_at: null, updated_at: new Date() })
+      .where('id', '=', deliveryId)
+      .where('workspace_id', '=', scope.workspaceId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    await scope.queue.send(deliverWebhookJob, { deliveryId: row.id }, { db: trx });
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: 'webhook.redelivered',
+      target: { type: 'webhook_delivery', id: row.id },
+      metadata: { webhook_id: row.webhook_id, event: row.event },
+      requestId: scope.requestId,
+    });
+    return toDelivery(row);
+  });
+}
+
+function toWebhook(row: WebhookRow): TWebhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    is_active: row.is_active,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+function toDelivery(row: WebhookDeliveryRow): TWebhookDelivery {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event: row.event,
+    subject_id: row.subject_id,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    delivered_at: iso(row.delivered_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}

@@ -1,0 +1,169 @@
+import type { ZSatisfaction, ZWidgetEvent } from '@service/contract';
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import type { DB } from '../../db/schema.js';
+import type { ConversationStatus } from '../../db/schema-conversations.js';
+import { newId } from '../../security/ids.js';
+import { issueWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
+import { recordAudit } from '../audit.js';
+import { eraseVisitorLeads } from '../conversations/leads.js';
+import type { WidgetCaller } from './widget-caller.js';
+
+/**
+ * The visitor asks for a human: an open conversation becomes `waiting` (operators see it in
+ * their queue). Idempotent: asking again, or while an operator already holds it, changes nothing.
+ */
+export async function requestHuman(
+  db: Kysely<DB>,
+  caller: WidgetCaller,
+  now: Date,
+): Promise<ConversationStatus> {
+  const updated = await db
+    .updateTable('conversations')
+    .set({ status: 'waiting', human_requested_at: now, updated_at: now })
+    .where('id', '=', caller.conversation.id)
+    .where('status', '=', 'open')
+    .returning('status')
+    .executeTakeFirst();
+  if (updated) return updated.status;
+  const current = await db
+    .selectFrom('conversations')
+    .select('status')
+    .where('id', '=', caller.conversation.id)
+    .executeTakeFirstOrThrow();
+  return current.status;
+}
+
+/** Stores one behaviour event of the conversation. */
+export async function recordWidgetEvent(
+  db: Kysely<DB>,
+  caller: WidgetCaller,
+  event: z.output<typeof ZWidgetEvent>,
+): Promise<void> {
+  await db
+    .insertInto('widget_events')
+    .values({
+      id: newId(),
+      workspace_id: caller.workspaceId,
+      agent_id: caller.agent.id,
+      conversation_id: caller.conversation.id,
+      kind: event.kind,
+      data: JSON.stringify(event.data),
+    })
+    .execute();
+}
+
+/** Records that the visitor is (or stopped) typing; operators see it for a few seconds. */
+export async function recordTyping(
+  db: Kysely<DB>,
+  caller: WidgetCaller,
+  typing: boolean,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('conversations')
+    .set({ visitor_typing_at: typing ? now : null })
+    .where('id', '=', caller.conversation.id)
+    .execute();
+}
+
+/** The stored rating of a conversation. */
+export type SatisfactionState = { rating: 'up' | 'down'; comment: string | null };
+
+/** Records satisfaction: the first rating sticks; a later call may only add or change the comment. */
+export async function recordSatisfaction(
+  db: Kysely<DB>,
+  caller: WidgetCaller,
+  input: z.output<typeof ZSatisfaction>,
+  now: Date,
+): Promise<SatisfactionState> {
+  const row = await db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('conversations')
+      .select(['satisfaction_rating', 'satisfaction_comment'])
+      .where('id', '=', caller.conversation.id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const rating = current.satisfaction_rating ?? (input.rating === 'up' ? 1 : -1);
+    const comment =
+      input.comment !== undefined && input.comment !== '' ? input.comment : current.satisfaction_comment;
+    return trx
+      .updateTable('conversations')
+      .set({
+        satisfaction_rating: rating,
+        satisfaction_comment: comment,
+        ...(current.satisfaction_rating === null ? { satisfaction_at: now } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', caller.conversation.id)
+      .returning(['satisfaction_rating', 'satisfaction_comment'])
+      .executeTakeFirstOrThrow();
+  });
+  return { rating: (row.satisfaction_rating ?? 0) > 0 ? 'up' : 'down', comment: row.satisfaction_comment };
+}
+
+/** Closes the current conversation and starts a new one for the same visitor, with its own token. */
+export async function clearConversation(
+  db: Kysely<DB>,
+  caller: WidgetCaller,
+  key: WidgetTokenKey,
+  now: Date,
+): Promise<{ token: string; expires_at: string; conversation_id: string }> {
+  const conversationId = newId();
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('conversations')
+      .set({ status: 'closed', updated_at: now, visitor_typing_at: null })
+      .where('id', '=', caller.conversation.id)
+      .execute();
+    await trx
+      .insertInto('conversations')
+      .values({
+        id: conversationId,
+        workspace_id: caller.workspaceId,
+        agent_id: caller.agent.id,
+        visitor_id: caller.conversation.visitor_id,
+        page_url: caller.conversation.page_url,
+        page_title: caller.conversation.page_title,
+        referrer: caller.conversation.referrer,
+        shopper_wp_user_id: caller.conversation.shopper_wp_user_id,
+        shopper_email_hash: caller.conversation.shopper_email_hash,
+        shopper_verified_at: caller.conversation.shopper_verified_at,
+      })
+      .execute();
+  });
+  const issued = await issueWidgetToken(
+    key,
+    {
+      agent_id: caller.agent.id,
+      visitor_id: caller.conversation.visitor_id,
+      conversation_id: conversationId,
+    },
+    now,
+  );
+  return { token: issued.token, expires_at: issued.expiresAt.toISOString(), conversation_id: conversationId };
+}
+
+/**
+ * Erases the visitor (`DELETE /v1/widget/me`): their leads and the webhook deliveries about
+ * them, then the visitor, whose conversations, messages, answer turns and events go with it
+ * (foreign-key cascades). The audit record names only the visitor id.
+ */
+export async function eraseVisitor(db: Kysely<DB>, caller: WidgetCaller): Promise<void> {
+  const visitorId = caller.conversation.visitor_id;
+  await db.transaction().execute(async (trx) => {
+    await eraseVisitorLeads({ db: trx, workspaceId: caller.workspaceId, visitorId });
+    await trx
+      .deleteFrom('visitors')
+      .where('id', '=', visitorId)
+      .where('workspace_id', '=', caller.workspaceId)
+      .execute();
+    await recordAudit(trx, {
+      workspaceId: caller.workspaceId,
+      actor: { type: 'system', id: null },
+      action: 'visitor.erased',
+      target: { type: 'visitor', id: visitorId },
+      metadata: { agent_id: caller.agent.id, requested_by: 'visitor' },
+    });
+  });
+}

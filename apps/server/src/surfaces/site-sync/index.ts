@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app-deps.js';
+import type { RateLimits } from '../../http/rate-limit.js';
+import { recordTokenUse } from '../../services/accounts/api-tokens.js';
+import { authenticateIntegration, verifyAndParseBody } from './site-sync-auth.js';
+import { syncRoutes } from './sync.route.js';
+
+/**
+ * The site-integration surface, `/api/v1/wp/*` (contract section A): bearer token with
+ * `wp:integration`, throttled per token, mutating routes signed over the raw body.
+ */
+export function integrationSurface(deps: AppDeps, limits: RateLimits) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.decorateRequest('integrationAuth', null);
+    app.decorateRequest('rawBody', null);
+    // Keep the exact bytes: the signature covers them, and parsing waits until it is verified.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: deps.config.syncBodyLimitBytes },
+      (request, body, done) => {
+        request.rawBody = Buffer.isBuffer(body) ? body : Buffer.from(body);
+        done(null, undefined);
+      },
+    );
+    app.addHook('onRequest', async (request) => {
+      request.integrationAuth = await authenticateIntegration(
+        deps.database.db,
+        limits.wpIntegration,
+        request,
+      );
+    });
+    const clock = deps.now;
+    const nowSeconds = clock ? () => Math.floor(clock().getTime() / 1000) : undefined;
+    app.addHook('preValidation', async (request) => {
+      verifyAndParseBody(request, nowSeconds);
+      // Only a request that passed every check counts as a use of its token.
+      if (request.integrationAuth) await recordTokenUse(deps.database.db, request.integrationAuth.token);
+    });
+    await app.register(syncRoutes(deps));
+  };
+}
