@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { StoredBlock } from '../db/schema-conversations.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import { composeOfflineAnswer } from '../llm/offline-answer.js';
+import { composeOfflineAnswer } from './offline-answer.js';
 import { newId } from '../security/ids.js';
 import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { answerBlocks, extractCitations } from './answer-blocks.js';
