@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { indexDocumentJob, textSearchConfig } from '../src/jobs/index-document.js';
+import { indexDocumentJob } from '../src/jobs/index-document.js';
 import { createLogger } from '../src/logger.js';
+import { textSearchConfig } from '../src/retrieval/text-search-config.js';
 import { newId } from '../src/security/ids.js';
 import { createAgent, updateAgent } from '../src/services/agents/agents.js';
 import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';

@@ -3,13 +3,13 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { StoredBlock } from '../db/schema-conversations.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import { composeOfflineAnswer } from './offline-answer.js';
 import { newId } from '../security/ids.js';
 import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { answerBlocks, extractCitations } from './answer-blocks.js';
 import type { AnswerContext } from './answer-context.js';
 import { ANSWER_FAILED_MESSAGE, noAnswerReply } from './fixed-replies.js';
 import { type ModelTurnInput, runModelTurn } from './model-turn.js';
+import { composeOfflineAnswer } from './offline-answer.js';
 
 /** Receives the stream's frames in order. */
 export type FrameSink = (frame: TStreamFrame) => void;

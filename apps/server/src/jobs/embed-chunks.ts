@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
+import type { Queryable } from '../db/queryable.js';
 import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
 import { defineJob, type JobQueue } from '../queue/job-queue.js';
-import type { Queryable } from '../services/context.js';
 
 /** An embedding run that wrote at least this many vectors refreshes the planner statistics. */
 const ANALYZE_AFTER = 1000;

@@ -3,9 +3,9 @@ import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { Queryable } from '../db/queryable.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import type { Queryable } from '../services/context.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'pgboss';

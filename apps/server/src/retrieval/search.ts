@@ -3,11 +3,11 @@ import type { Kysely } from 'kysely';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/index.js';
-import { textSearchConfig } from '../jobs/index-document.js';
-import { requireAgent } from '../services/agents/agents.js';
+import { requireAgent } from '../services/require-agent.js';
 import { type FusedHit, fuseRankedLists, type SearchScope } from './fusion.js';
 import { lexicalLists } from './lexical.js';
 import { normalizeQuery } from './query-terms.js';
+import { textSearchConfig } from './text-search-config.js';
 import { vectorList } from './vector-list.js';
 
 /** Default and largest number of hits. */

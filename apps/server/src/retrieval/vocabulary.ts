@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Queryable } from '../services/context.js';
+import type { Queryable } from '../db/queryable.js';
 
 /** Words shorter than this are not worth correcting; longer ones are not words. */
 export const VOCABULARY_MIN_LENGTH = 3;

@@ -1,7 +1,8 @@
 import type { TAuditLog } from '@service/contract';
+import type { Queryable } from '../db/queryable.js';
 import type { AuditLogRow } from '../db/schema.js';
 import { newId } from '../security/ids.js';
-import { type Actor, iso, type Queryable } from './context.js';
+import { type Actor, iso } from './context.js';
 
 /** One privileged action to record. */
 export type AuditEntry = {

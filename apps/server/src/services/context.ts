@@ -1,8 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-
-/** A query handle: the database or an open transaction. */
-export type Queryable = Kysely<DB> | Transaction<DB>;
 
 /** Who performs an action, for audit records. */
 export type Actor =

@@ -11,9 +11,9 @@ import {
   ZPluginError,
 } from '@service/contract';
 import { z } from 'zod';
+import type { Queryable } from '../db/queryable.js';
 import { validationErrorFromZod } from '../errors/app-error.js';
 import { type ConnectHook, type Resolve, safeFetch } from '../outbound/index.js';
-import type { Queryable } from '../services/context.js';
 import { findSiteTarget } from './site-target.js';
 
 /** The longest the service waits for a site (contract: at most 5 s on order lookup). */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Queryable } from '../services/context.js';
+import type { Queryable } from '../db/queryable.js';
 
 /** Where and how to call an agent's site: its plugin routes' base and the HMAC key. */
 export type SiteTarget = {

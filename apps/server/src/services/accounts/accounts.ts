@@ -1,11 +1,12 @@
 import type { TProfileUpdate, TUser, TWorkspace } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { DB, UserRow } from '../../db/schema.js';
 import { notFound, validationError } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { hashPassword } from '../../security/passwords.js';
 import { recordAudit } from '../audit.js';
-import { type Actor, iso, type Queryable } from '../context.js';
+import { type Actor, iso } from '../context.js';
 import { firstFreeSlug, slugFamilyPattern, slugify } from '../slugs.js';
 
 /** Reads a workspace by id. */

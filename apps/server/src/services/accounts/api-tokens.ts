@@ -1,10 +1,11 @@
 import type { TAbility, TApiToken, TApiTokenCreated } from '@service/contract';
+import type { Queryable } from '../../db/queryable.js';
 import type { ApiTokenRow } from '../../db/schema.js';
 import { notFound } from '../../errors/app-error.js';
 import { hashApiToken, mintApiToken, mintSigningSecret } from '../../security/api-token-secret.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
-import { actingUserId, iso, type Queryable, type TenantScope } from '../context.js';
+import { actingUserId, iso, type TenantScope } from '../context.js';
 
 /** Issues a token; the plaintext is returned here once and never stored. Audited. */
 export async function createApiToken(

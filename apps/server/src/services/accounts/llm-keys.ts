@@ -1,10 +1,11 @@
 import type { TLlmKey, TLlmKeyProvider, TLlmKeyPut } from '@service/contract';
 import type { Kysely } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors/app-error.js';
 import type { SecretKeyring } from '../../security/secret-keyring.js';
 import { recordAudit } from '../audit.js';
-import { actingUserId, iso, type Queryable, type TenantScope } from '../context.js';
+import { actingUserId, iso, type TenantScope } from '../context.js';
 
 /** The HKDF purpose label of the key that seals workspace model keys (BYOK). */
 export const LLM_KEY_PURPOSE = 'workspace-llm-key';

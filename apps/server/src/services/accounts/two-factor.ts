@@ -2,11 +2,12 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TTwoFactorSetup, TTwoFactorStatus } from '@service/contract';
 import type { Kysely } from 'kysely';
 import { generateSecret, generateURI, verify } from 'otplib';
+import type { Queryable } from '../../db/queryable.js';
 import type { DB, UserRow } from '../../db/schema.js';
 import { AppError, notFound, validationError } from '../../errors/app-error.js';
 import type { SecretKeyring } from '../../security/secret-keyring.js';
 import { recordAudit } from '../audit.js';
-import { type Actor, iso, type Queryable } from '../context.js';
+import { type Actor, iso } from '../context.js';
 
 /** HKDF purposes of the sealed TOTP secret and the sealed recovery codes (context: the user id). */
 export const TOTP_SECRET_PURPOSE = 'totp-secret';

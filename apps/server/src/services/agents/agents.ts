@@ -4,7 +4,7 @@ import { notFound } from '../../errors/app-error.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
-import { iso, type Queryable, type TenantScope } from '../context.js';
+import { iso, type TenantScope } from '../context.js';
 import { reindexAgentLanguageDocuments } from '../knowledge/documents.js';
 import { type KbIndexing, syncKbForAgent } from '../knowledge/kb-index.js';
 import {
@@ -22,27 +22,6 @@ export async function listAgents(scope: Pick<TenantScope, 'db' | 'workspaceId'>)
     .orderBy('id')
     .execute();
   return rows.map(toAgent);
-}
-
-/**
- * The few agent fields other services need, for an agent of this workspace; another
- * workspace's agent (or none) is a 404. `forUpdate` locks the row for the caller's transaction.
- */
-export async function requireAgent(
-  db: Queryable,
-  workspaceId: string,
-  agentId: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<{ id: string; site_type: string; language_default: string | null }> {
-  let query = db
-    .selectFrom('agents')
-    .select(['id', 'site_type', 'language_default'])
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', agentId);
-  if (options.forUpdate) query = query.forUpdate();
-  const agent = await query.executeTakeFirst();
-  if (!agent) throw notFound();
-  return agent;
 }
 
 /** Reads one agent of the workspace; another workspace's agent is a 404. */

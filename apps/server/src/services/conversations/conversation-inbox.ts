@@ -11,9 +11,10 @@ import {
 } from '@service/contract';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { z } from 'zod';
+import type { Queryable } from '../../db/queryable.js';
 import type { AnswerTurnsTable, MessageRow } from '../../db/schema-conversations.js';
 import { notFound, validationError } from '../../errors/app-error.js';
-import { iso, type Queryable, type TenantScope } from '../context.js';
+import { iso, type TenantScope } from '../context.js';
 
 /** A read scope; `now` pins the clock `visitor_typing` is computed against (default: the database's now()). */
 type ReadScope = Pick<TenantScope, 'db' | 'workspaceId'> & { now?: Date | undefined };

@@ -1,5 +1,6 @@
 import type { TAdminLead, TLeadCapturedEvent, TLeadRecord } from '@service/contract';
 import { sql } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { LeadRow } from '../../db/schema-conversations.js';
 import { notFound, validationError } from '../../errors/app-error.js';
 import { deliverWebhookJob } from '../../jobs/deliver-webhook.js';
@@ -7,7 +8,7 @@ import { pushLeadJob } from '../../jobs/push-lead.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { hasSiteTarget } from '../../site-calls/site-target.js';
-import { iso, type Queryable } from '../context.js';
+import { iso } from '../context.js';
 
 /** The event a new lead fires. */
 export const LEAD_CAPTURED_EVENT = 'lead.captured';

@@ -1,10 +1,11 @@
 import type { TConversationMessage, TConversationSummary } from '@service/contract';
 import { sql, type Updateable } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { ConversationRow, ConversationsTable } from '../../db/schema-conversations.js';
 import { AppError, notFound } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
-import { type Actor, actingUserId, type Queryable, type TenantScope } from '../context.js';
+import { type Actor, actingUserId, type TenantScope } from '../context.js';
 import { summaryQuery, toMessage, toSummary } from './conversation-inbox.js';
 
 /** A write scope: the caller acts as the user behind its token. */

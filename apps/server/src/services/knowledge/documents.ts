@@ -1,9 +1,9 @@
+import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
 import { indexDocumentJob } from '../../jobs/index-document.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { sha256Hex } from '../../security/hashing.js';
 import { newId } from '../../security/ids.js';
-import type { Queryable } from '../context.js';
 
 /** A document ready to store: what retrieval reads, plus the plugin's hash. */
 export type IncomingDocument = {

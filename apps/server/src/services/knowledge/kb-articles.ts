@@ -1,10 +1,11 @@
 import type { TKbArticle, TKbArticleCreate, TKbArticleUpdate } from '@service/contract';
 import { isUniqueViolation } from '../../db/pg-errors.js';
+import type { Queryable } from '../../db/queryable.js';
 import type { KbArticleRow } from '../../db/schema.js';
 import { notFound, validationError } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
-import { iso, type Queryable, type TenantScope } from '../context.js';
+import { iso, type TenantScope } from '../context.js';
 import { firstFreeSlug, slugFamilyPattern, slugify } from '../slugs.js';
 import { type KbIndexing, syncArticleForAgents } from './kb-index.js';
 

@@ -1,10 +1,10 @@
+import type { Queryable } from '../../db/queryable.js';
 import { htmlToText } from '../../ingest/html-text.js';
 import { renderMarkdown } from '../../kb/render-markdown.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { sha256Hex } from '../../security/hashing.js';
 import { newId } from '../../security/ids.js';
-import { requireAgent } from '../agents/agents.js';
-import type { Queryable } from '../context.js';
+import { requireAgent } from '../require-agent.js';
 import { type IncomingItem, upsertDocuments } from './documents.js';
 import { settleSources } from './source-run.js';
 

@@ -9,14 +9,14 @@ import {
   type TSyncResult,
 } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { DB, SourceRow } from '../../db/schema.js';
 import { notFound } from '../../errors/app-error.js';
 import { htmlToText } from '../../ingest/html-text.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { getWorkspace } from '../accounts/accounts.js';
-import { requireAgent } from '../agents/agents.js';
-import type { Queryable } from '../context.js';
+import { requireAgent } from '../require-agent.js';
 import { type IncomingDocument, type IncomingItem, upsertDocuments } from './documents.js';
 
 /** The verified caller of a site-integration route: its token and (from it) its workspace. */

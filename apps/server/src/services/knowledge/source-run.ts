@@ -1,7 +1,7 @@
 import type { TSourceProgress } from '@service/contract';
 import { sql } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
-import type { Queryable } from '../context.js';
 
 /** The source columns a fetch needs. */
 export type SourceRef = Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id' | 'type' | 'config'>;

@@ -1,5 +1,6 @@
 import type { TSource, TSourceCreate, TSourceUpdate } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { DB, SourceRow } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors/app-error.js';
 import { fetchSourceJob } from '../../jobs/fetch-source/fetch-source.js';
@@ -7,9 +8,9 @@ import { indexDocumentJob } from '../../jobs/index-document.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { validateSelect } from '../../sql-source/validate-select.js';
-import { requireAgent } from '../agents/agents.js';
 import { recordAudit } from '../audit.js';
-import { iso, type Queryable, type TenantScope } from '../context.js';
+import { iso, type TenantScope } from '../context.js';
+import { requireAgent } from '../require-agent.js';
 import { storeSourceDocument } from './documents.js';
 import { KB_SOURCE_TYPE, syncKbForAgent } from './kb-index.js';
 import { auditDetails, defaultName, lastRun, publicConfig, storedConfig } from './source-config.js';

@@ -11,9 +11,9 @@ import { detectUploadType, fileNameExtension } from '../../ingest/uploads/detect
 import { extractUploadText } from '../../ingest/uploads/extract-upload-text.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
-import { requireAgent } from '../agents/agents.js';
 import { recordAudit } from '../audit.js';
 import type { TenantScope } from '../context.js';
+import { requireAgent } from '../require-agent.js';
 import { storeSourceDocument } from './documents.js';
 import { getSource } from './sources.js';
 

@@ -6,12 +6,12 @@ import {
   WIDGET_HISTORY_HOURS,
 } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
+import type { Queryable } from '../../db/queryable.js';
 import type { AgentRow, DB } from '../../db/schema.js';
 import type { ConversationRow, ConversationStatus } from '../../db/schema-conversations.js';
 import { newId } from '../../security/ids.js';
 import { verifyShopperToken } from '../../security/shopper-token.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
-import type { Queryable } from '../context.js';
 import { cachedWidgetAgent, cacheWidgetAgent, widgetAgentGeneration } from './widget-agent-cache.js';
 import { storedBehaviorRules, storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
