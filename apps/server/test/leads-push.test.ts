@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PUSH_LEAD_RETRY_LIMIT, pushLeadJob } from '../src/jobs/push-lead.js';
+import { pushLeadJob } from '../src/jobs/push-lead.js';
 import { createLogger } from '../src/logger.js';
 import type { JobContext, JobQueue } from '../src/queue/job-queue.js';
+import { PUSH_LEAD_RETRY_LIMIT } from '../src/queue/job-specs.js';
 import { captureLead } from '../src/services/conversations/leads.js';
 import {
   type ConnectedSite,

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WEBHOOKS_PER_WORKSPACE_MAX, ZWebhook, ZWebhookCreated } from '@service/contract';
 import { z } from 'zod';
-import { openWebhookSecret } from '../src/jobs/deliver-webhook.js';
 import { checkUrl } from '../src/outbound/index.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
+import { openWebhookSecret } from '../src/services/ops/webhooks.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/fake-site.js';
 import {
   auditRows,

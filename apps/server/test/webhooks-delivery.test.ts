@@ -4,16 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import { ZLeadCapturedEvent, ZWebhookCreated, ZWebhookDelivery } from '@service/contract';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import {
-  DELIVER_WEBHOOK_RETRY_LIMIT,
-  deliverWebhookJob,
-  openWebhookSecret,
-} from '../src/jobs/deliver-webhook.js';
+import { deliverWebhookJob } from '../src/jobs/deliver-webhook.js';
 import { createLogger } from '../src/logger.js';
 import type { JobContext, JobQueue } from '../src/queue/job-queue.js';
+import { DELIVER_WEBHOOK_RETRY_LIMIT } from '../src/queue/job-specs.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
 import { captureLead } from '../src/services/conversations/leads.js';
 import { resealSecrets } from '../src/services/ops/key-rotation.js';
+import { openWebhookSecret } from '../src/services/ops/webhooks.js';
 import { seedVisitor, startWebhookReceiver, type WebhookReceiver } from './support/fake-site.js';
 import { expectData, expectError } from './support/http.js';
 import { createSite, type Site } from './support/integration.js';

@@ -8,27 +8,15 @@ import {
 import { z } from 'zod';
 import { safeFetch } from '../outbound/index.js';
 import { defineJob, type JobContext } from '../queue/job-queue.js';
+import { DELIVER_WEBHOOK_RETRY_LIMIT, deliverWebhookSpec } from '../queue/job-specs.js';
 import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
+import { openWebhookSecret } from '../services/ops/webhooks.js';
 
-/** The HKDF purpose of the key that seals webhook signing secrets. */
-export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
-/** Retries after the first attempt; the delivery is `failed` when the last one fails. */
-export const DELIVER_WEBHOOK_RETRY_LIMIT = 6;
 /** Budget of one delivery attempt (DNS, connect, answer). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** The User-Agent of webhook deliveries. */
 export const WEBHOOK_USER_AGENT = 'ChatAgentService-Webhook/1.0';
 const ANSWER_MAX_BYTES = 64 * 1024;
-
-/** Seals a webhook's signing secret with APP_KEY, bound to the webhook id. */
-export function sealWebhookSecret(secret: string, keys: SecretKeyring, webhookId: string): string {
-  return keys.seal(secret, WEBHOOK_SECRET_PURPOSE, webhookId);
-}
-
-/** Opens a sealed webhook secret with APP_KEY or, mid-rotation, APP_KEY_PREVIOUS; throws otherwise. */
-export function openWebhookSecret(sealed: string, keys: SecretKeyring, webhookId: string): string {
-  return keys.open(sealed, WEBHOOK_SECRET_PURPOSE, webhookId);
-}
 
 // What a delivery row's payload holds; the wire body is rebuilt from it in a fixed key order
 // (jsonb does not keep the order), with the delivery id as `id`.
@@ -46,11 +34,7 @@ const ZStoredPayload = z.object({
  * (erased, webhook deleted) or already delivered is left alone.
  */
 export const deliverWebhookJob = defineJob({
-  name: 'deliver-webhook',
-  payload: z.object({ deliveryId: z.string().min(1) }),
-  retryLimit: DELIVER_WEBHOOK_RETRY_LIMIT,
-  retryDelaySeconds: 30,
-  retryBackoff: true,
+  ...deliverWebhookSpec,
   async handle({ deliveryId }, context) {
     const row = await context.db
       .selectFrom('webhook_deliveries as d')

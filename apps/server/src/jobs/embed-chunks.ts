@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { z } from 'zod';
 import type { Queryable } from '../db/queryable.js';
 import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
 import { defineJob, type JobQueue } from '../queue/job-queue.js';
+import { embedChunksSpec } from '../queue/job-specs.js';
 
 /** An embedding run that wrote at least this many vectors refreshes the planner statistics. */
 const ANALYZE_AFTER = 1000;
@@ -14,11 +14,7 @@ const ANALYZE_AFTER = 1000;
  * per agent: however many documents are indexed at once, one run catches up with all of them.
  */
 export const embedChunksJob = defineJob({
-  name: 'embed-chunks',
-  payload: z.object({ agentId: z.string().min(1) }),
-  policy: 'stately',
-  retryLimit: 8,
-  retryDelaySeconds: 30,
+  ...embedChunksSpec,
   async handle({ agentId }, { db, log, embeddings }) {
     if (!embeddings) return;
     let after = '';

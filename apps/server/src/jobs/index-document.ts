@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { z } from 'zod';
 import { chunkText } from '../ingest/chunk-text.js';
 import { defineJob } from '../queue/job-queue.js';
+import { indexDocumentSpec } from '../queue/job-specs.js';
 import { textSearchConfig } from '../retrieval/text-search-config.js';
 import { recordVocabulary } from '../retrieval/vocabulary.js';
 import { sha256Hex } from '../security/hashing.js';
@@ -15,10 +15,7 @@ import { queueEmbedding } from './embed-chunks.js';
  * current hash, or one deleted meanwhile, is left alone.
  */
 export const indexDocumentJob = defineJob({
-  name: 'index-document',
-  payload: z.object({ documentId: z.string().min(1) }),
-  policy: 'stately',
-  retryLimit: 5,
+  ...indexDocumentSpec,
   async handle({ documentId }, { db, log, queue, embeddings }) {
     await db.transaction().execute(async (trx) => {
       // A document without a language of its own is in its agent's language, when it has one.

@@ -1,9 +1,6 @@
-import { z } from 'zod';
 import { defineJob } from '../queue/job-queue.js';
+import { PUSH_LEAD_RETRY_LIMIT, pushLeadSpec } from '../queue/job-specs.js';
 import { isRetryableFailure, pushLead } from '../site-calls/plugin-client.js';
-
-/** Retries after the first attempt of a lead push. */
-export const PUSH_LEAD_RETRY_LIMIT = 5;
 
 /**
  * Pushes a lead into the agent's site (`POST {plugin_base}leads`, signed). Success stores the
@@ -13,12 +10,7 @@ export const PUSH_LEAD_RETRY_LIMIT = 5;
  * second run sends the same body and leaves the same state; keyed per lead, so repeats collapse.
  */
 export const pushLeadJob = defineJob({
-  name: 'push-lead',
-  payload: z.object({ leadId: z.string().min(1) }),
-  policy: 'stately',
-  retryLimit: PUSH_LEAD_RETRY_LIMIT,
-  retryDelaySeconds: 20,
-  retryBackoff: true,
+  ...pushLeadSpec,
   async handle({ leadId }, context) {
     const lead = await context.db
       .selectFrom('leads')

@@ -37,11 +37,12 @@ export type JobServices = Pick<
 >;
 
 /**
- * A job: a name, a payload schema (ids and hashes, never documents), retry policy and an
- * idempotent handler (run twice, it leaves the same state). `policy: 'stately'` with a key
- * collapses repeats: at most one queued and one running job per key.
+ * What a sender needs to know of a job: a name, a payload schema (ids and hashes, never
+ * documents) and the retry policy. `policy: 'stately'` with a key collapses repeats: at most
+ * one queued and one running job per key. The specs live in job-specs.ts, below the services
+ * that send them; the handlers live in jobs/, above them.
  */
-export type JobDefinition<T> = {
+export type JobSpec<T> = {
   name: string;
   payload: z.ZodType<T>;
   policy?: 'standard' | 'short' | 'singleton' | 'stately';
@@ -49,10 +50,19 @@ export type JobDefinition<T> = {
   retryDelaySeconds?: number;
   retryBackoff?: boolean;
   expireInSeconds?: number;
+};
+
+/** A job the worker runs: its spec and an idempotent handler (run twice, it leaves the same state). */
+export type JobDefinition<T> = JobSpec<T> & {
   handle(payload: T, context: JobContext): Promise<void>;
 };
 
-/** Declares a job; a typed identity so payloads and handlers agree. */
+/** Declares a job's spec; a typed identity so senders' payloads and the handler agree. */
+export function defineJobSpec<T>(spec: JobSpec<T>): JobSpec<T> {
+  return spec;
+}
+
+/** Declares a job (a spec and its handler); a typed identity so payloads and handlers agree. */
 export function defineJob<T>(definition: JobDefinition<T>): JobDefinition<T> {
   return definition;
 }
@@ -116,7 +126,7 @@ export class JobQueue {
    * policy. Returns the job id, or null when an equal job was already waiting.
    */
   async send<T>(
-    definition: JobDefinition<T>,
+    definition: JobSpec<T>,
     payload: T,
     options: { key?: string; db?: Queryable } = {},
   ): Promise<string | null> {
@@ -133,7 +143,7 @@ export class JobQueue {
    * caller's transaction). Keys collapse repeats as in `send`.
    */
   async sendMany<T>(
-    definition: JobDefinition<T>,
+    definition: JobSpec<T>,
     jobs: ReadonlyArray<{ payload: T; key?: string }>,
     options: { db?: Queryable } = {},
   ): Promise<void> {

@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import { decodeHtml } from '../../crawl/fetch-page.js';
 import { readHtmlPage } from '../../crawl/read-html-page.js';
 import { CRAWLER_USER_AGENT } from '../../crawl/robots.js';
 import { safeFetch } from '../../outbound/index.js';
 import { defineJob, type JobContext } from '../../queue/job-queue.js';
+import { fetchSourceSpec } from '../../queue/job-specs.js';
 import { sha256Hex } from '../../security/hashing.js';
 import { upsertDocuments } from '../../services/knowledge/documents.js';
 import {
@@ -32,12 +32,7 @@ const TEXT_TYPES = /^\s*text\/plain\s*(;|$)/i;
  * per source, so one fetch per source runs at a time.
  */
 export const fetchSourceJob = defineJob({
-  name: 'fetch-source',
-  payload: z.object({ sourceId: z.string().min(1) }),
-  policy: 'stately',
-  retryLimit: 2,
-  // A crawl may take its whole time budget (15 minutes) plus the storing.
-  expireInSeconds: 30 * 60,
+  ...fetchSourceSpec,
   async handle({ sourceId }, context) {
     const source = await context.db
       .selectFrom('sources')

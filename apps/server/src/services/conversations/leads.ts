@@ -3,9 +3,8 @@ import { sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import type { LeadRow } from '../../db/schema-conversations.js';
 import { notFound, validationError } from '../../errors/app-error.js';
-import { deliverWebhookJob } from '../../jobs/deliver-webhook.js';
-import { pushLeadJob } from '../../jobs/push-lead.js';
 import type { JobQueue } from '../../queue/job-queue.js';
+import { deliverWebhookSpec, pushLeadSpec } from '../../queue/job-specs.js';
 import { newId } from '../../security/ids.js';
 import { hasSiteTarget } from '../../site-calls/site-target.js';
 import { iso } from '../context.js';
@@ -247,7 +246,7 @@ async function queueWebhooks(trx: Queryable, queue: JobQueue, lead: LeadRow, now
   });
   await trx.insertInto('webhook_deliveries').values(rows).execute();
   await queue.sendMany(
-    deliverWebhookJob,
+    deliverWebhookSpec,
     rows.map((row) => ({ payload: { deliveryId: row.id } })),
     { db: trx },
   );
@@ -255,7 +254,7 @@ async function queueWebhooks(trx: Queryable, queue: JobQueue, lead: LeadRow, now
 
 /** Queues the site push of a lead; keyed per lead, so repeats collapse. */
 async function queuePush(trx: Queryable, queue: JobQueue, leadId: string): Promise<void> {
-  await queue.send(pushLeadJob, { leadId }, { key: leadId, db: trx });
+  await queue.send(pushLeadSpec, { leadId }, { key: leadId, db: trx });
 }
 
 /** Runs `work` in the caller's transaction, or in a new one (PGlite has one connection: never both). */

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
-import { indexDocumentJob } from '../../jobs/index-document.js';
 import type { JobQueue } from '../../queue/job-queue.js';
+import { indexDocumentSpec } from '../../queue/job-specs.js';
 import { sha256Hex } from '../../security/hashing.js';
 import { newId } from '../../security/ids.js';
 
@@ -92,7 +92,7 @@ export async function upsertDocuments(
     .execute();
   // Same transaction: the jobs exist exactly when the document changes commit; one key per document.
   await queue.sendMany(
-    indexDocumentJob,
+    indexDocumentSpec,
     rows.map((row) => ({ payload: { documentId: row.id }, key: row.id })),
     { db: trx },
   );
@@ -116,7 +116,7 @@ export async function reindexAgentLanguageDocuments(
     .returning('id')
     .execute();
   await queue.sendMany(
-    indexDocumentJob,
+    indexDocumentSpec,
     docs.map((doc) => ({ payload: { documentId: doc.id }, key: doc.id })),
     { db: trx },
   );

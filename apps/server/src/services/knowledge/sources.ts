@@ -3,9 +3,8 @@ import { type Kysely, sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import type { DB, SourceRow } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors/app-error.js';
-import { fetchSourceJob } from '../../jobs/fetch-source/fetch-source.js';
-import { indexDocumentJob } from '../../jobs/index-document.js';
 import type { JobQueue } from '../../queue/job-queue.js';
+import { fetchSourceSpec, indexDocumentSpec } from '../../queue/job-specs.js';
 import { newId } from '../../security/ids.js';
 import { validateSelect } from '../../sql-source/validate-select.js';
 import { recordAudit } from '../audit.js';
@@ -132,7 +131,7 @@ export async function createSource(
         { externalId: 'text', kind: 'text', title: name, text: input.text, metadata: {} },
       );
     } else {
-      await scope.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });
+      await scope.queue.send(fetchSourceSpec, { sourceId }, { key: sourceId, db: trx });
     }
     await recordAudit(trx, {
       workspaceId: scope.workspaceId,
@@ -194,7 +193,7 @@ export async function reindexSource(
         .set({ status: 'queued', error: null, updated_at: new Date() })
         .where('id', '=', sourceId)
         .execute();
-      await scope.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });
+      await scope.queue.send(fetchSourceSpec, { sourceId }, { key: sourceId, db: trx });
       queued = 1;
     } else if (STORED_TYPES.has(source.type)) {
       queued = await queueStaleDocuments(trx, scope.queue, sourceId);
@@ -243,7 +242,7 @@ async function queueStaleDocuments(trx: Queryable, queue: JobQueue, sourceId: st
     .where('id', '=', sourceId)
     .execute();
   await queue.sendMany(
-    indexDocumentJob,
+    indexDocumentSpec,
     stale.map((doc) => ({ payload: { documentId: doc.id }, key: doc.id })),
     { db: trx },
   );

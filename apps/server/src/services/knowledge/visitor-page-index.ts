@@ -1,8 +1,8 @@
 import { normalizeOrigin } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { AgentRow, DB } from '../../db/schema.js';
-import { fetchSourceJob } from '../../jobs/fetch-source/fetch-source.js';
 import type { JobQueue } from '../../queue/job-queue.js';
+import { fetchSourceSpec } from '../../queue/job-specs.js';
 import { newId } from '../../security/ids.js';
 
 /** Most pages one agent indexes from visits; beyond it, visits add nothing. */
@@ -63,7 +63,7 @@ export async function indexVisitorPage(options: {
         config: JSON.stringify({ url: pageUrl, visitor_page: true }),
       })
       .execute();
-    await options.queue.send(fetchSourceJob, { sourceId }, { key: sourceId, db: trx });
+    await options.queue.send(fetchSourceSpec, { sourceId }, { key: sourceId, db: trx });
     return 'queued';
   });
 }

@@ -16,13 +16,13 @@ import { type Config, decodeAppKey } from '../../config/config.js';
 import { DataDirLockedError, lockDataDir } from '../../db/data-dir-lock.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { WEBHOOK_SECRET_PURPOSE } from '../../jobs/deliver-webhook.js';
 import { createSecretKeyring, type SecretKeyring } from '../../security/secret-keyring.js';
 import { SQL_PASSWORD_PURPOSE } from '../../sql-source/sql-password.js';
 import { LLM_KEY_PURPOSE } from '../accounts/llm-keys.js';
 import { RECOVERY_CODES_PURPOSE, TOTP_SECRET_PURPOSE } from '../accounts/two-factor.js';
 import { recordAudit } from '../audit.js';
 import type { Actor } from '../context.js';
+import { WEBHOOK_SECRET_PURPOSE } from './webhooks.js';
 
 /** One stored sealed value. */
 export type SealedSecretRow = { id: string; workspaceId: string; sealed: string };

@@ -9,13 +9,26 @@ import {
 } from '@service/contract';
 import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema-conversations.js';
 import { AppError, notFound, validationError } from '../../errors/app-error.js';
-import { deliverWebhookJob, sealWebhookSecret } from '../../jobs/deliver-webhook.js';
 import { checkUrl, type Resolve } from '../../outbound/index.js';
 import type { JobQueue } from '../../queue/job-queue.js';
+import { deliverWebhookSpec } from '../../queue/job-specs.js';
 import { newId } from '../../security/ids.js';
-import { createSecretKeyring } from '../../security/secret-keyring.js';
+import { createSecretKeyring, type SecretKeyring } from '../../security/secret-keyring.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
+
+/** The HKDF purpose of the key that seals webhook signing secrets. */
+export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
+
+/** Seals a webhook's signing secret with APP_KEY, bound to the webhook id. */
+export function sealWebhookSecret(secret: string, keys: SecretKeyring, webhookId: string): string {
+  return keys.seal(secret, WEBHOOK_SECRET_PURPOSE, webhookId);
+}
+
+/** Opens a sealed webhook secret with APP_KEY or, mid-rotation, APP_KEY_PREVIOUS; throws otherwise. */
+export function openWebhookSecret(sealed: string, keys: SecretKeyring, webhookId: string): string {
+  return keys.open(sealed, WEBHOOK_SECRET_PURPOSE, webhookId);
+}
 
 /**
  * Registers a webhook. The URL must pass the crawl-safety guard now (a refusal is 422 with the
@@ -155,7 +168,7 @@ export async function redeliver(
       .returningAll()
       .executeTakeFirst();
     if (!row) throw notFound();
-    await scope.queue.send(deliverWebhookJob, { deliveryId: row.id }, { db: trx });
+    await scope.queue.send(deliverWebhookSpec, { deliveryId: row.id }, { db: trx });
     await recordAudit(trx, {
       workspaceId: scope.workspaceId,
       actor: scope.actor,

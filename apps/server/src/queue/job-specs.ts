@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { defineJobSpec } from './job-queue.js';
+
+/** Retries after the first attempt of a lead push. */
+export const PUSH_LEAD_RETRY_LIMIT = 5;
+/** Retries after the first webhook delivery attempt; the delivery is `failed` when the last one fails. */
+export const DELIVER_WEBHOOK_RETRY_LIMIT = 6;
+
+/** Chunks and indexes one document (jobs/index-document.ts); keyed per document. */
+export const indexDocumentSpec = defineJobSpec({
+  name: 'index-document',
+  payload: z.object({ documentId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: 5,
+});
+
+/** Fetches one url/crawl/sitemap/sql source (jobs/fetch-source/); keyed per source. */
+export const fetchSourceSpec = defineJobSpec({
+  name: 'fetch-source',
+  payload: z.object({ sourceId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: 2,
+  // A crawl may take its whole time budget (15 minutes) plus the storing.
+  expireInSeconds: 30 * 60,
+});
+
+/** Embeds an agent's chunks that have no vector yet (jobs/embed-chunks.ts); keyed per agent. */
+export const embedChunksSpec = defineJobSpec({
+  name: 'embed-chunks',
+  payload: z.object({ agentId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: 8,
+  retryDelaySeconds: 30,
+});
+
+/** Delivers one webhook event (jobs/deliver-webhook.ts). */
+export const deliverWebhookSpec = defineJobSpec({
+  name: 'deliver-webhook',
+  payload: z.object({ deliveryId: z.string().min(1) }),
+  retryLimit: DELIVER_WEBHOOK_RETRY_LIMIT,
+  retryDelaySeconds: 30,
+  retryBackoff: true,
+});
+
+/** Pushes one lead into the agent's site (jobs/push-lead.ts); keyed per lead. */
+export const pushLeadSpec = defineJobSpec({
+  name: 'push-lead',
+  payload: z.object({ leadId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: PUSH_LEAD_RETRY_LIMIT,
+  retryDelaySeconds: 20,
+  retryBackoff: true,
+});
