@@ -1,12 +1,11 @@
 import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
-import type { FastifyBaseLogger } from 'fastify';
-import type { AppDeps } from '../app-deps.js';
 import { isBotSilenced } from '../services/conversations/operator.js';
 import { storedWidgetFeatures, type WidgetCaller } from '../services/widget/widget-caller.js';
 import { modelHistory, recordVisitorMessage } from '../services/widget/widget-conversation.js';
 import { resolveLanguage } from '../services/widget/widget-language.js';
 import { loadAnswerContext } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
+import type { ChatDeps } from './chat-deps.js';
 import { resolveProvider } from './llm-providers.js';
 import { offlineOrderReply } from './offline-orders.js';
 import { orderTools } from './order-tool.js';
@@ -17,17 +16,15 @@ import { orderTools } from './order-tool.js';
  * stores the turn, emitting frames as it goes.
  */
 export async function answerVisitor(options: {
-  deps: AppDeps;
+  deps: ChatDeps;
   caller: WidgetCaller;
   message: string;
   emit: (frame: TStreamFrame) => void;
-  log: FastifyBaseLogger;
-  now: () => Date;
   signal?: AbortSignal;
 }): Promise<TWidgetAnswer> {
   const { deps, caller } = options;
-  const db = deps.database.db;
-  const questionId = await recordVisitorMessage(db, caller, options.message, options.now());
+  const { db, log, now } = deps;
+  const questionId = await recordVisitorMessage(db, caller, options.message, now());
   if (isBotSilenced(caller.conversation)) {
     options.emit({
       event: 'done',
@@ -45,10 +42,10 @@ export async function answerVisitor(options: {
       db,
       agent: caller.agent,
       question: options.message,
-      features: deps.database.features,
-      embeddings: deps.embeddings ?? null,
-      now: options.now(),
-      onError: (error, what) => options.log.warn({ err: error }, what),
+      features: deps.features,
+      embeddings: deps.embeddings,
+      now: now(),
+      onError: (error, what) => log.warn({ err: error }, what),
     }),
     resolveProvider({ db, config: deps.config, workspaceId: caller.workspaceId }),
     modelHistory(db, caller, questionId),
@@ -61,7 +58,7 @@ export async function answerVisitor(options: {
           caller,
           question: options.message,
           language,
-          onFailure: (reason) => options.log.warn({ reason }, 'order lookup failed'),
+          onFailure: (reason) => log.warn({ reason }, 'order lookup failed'),
         })
       : null;
   const features = storedWidgetFeatures(caller.agent);
@@ -78,7 +75,7 @@ export async function answerVisitor(options: {
     },
     offlineReply,
     emit: options.emit,
-    now: options.now,
+    now,
     ...(options.signal ? { signal: options.signal } : {}),
     model: {
       questionMessageId: questionId,
@@ -86,8 +83,8 @@ export async function answerVisitor(options: {
       agentPrompt: caller.agent.system_prompt,
       shopperVerified: caller.conversation.shopper_verified_at !== null,
       history,
-      tools: orderTools({ deps, caller, log: options.log }),
-      now: options.now(),
+      tools: orderTools({ deps, caller }),
+      now: now(),
     },
   });
 }

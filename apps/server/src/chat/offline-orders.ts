@@ -1,7 +1,7 @@
 import type { TOrder } from '@service/contract';
-import type { AppDeps } from '../app-deps.js';
 import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { lookupOrders } from '../site-calls/plugin-client.js';
+import type { ChatDeps } from './chat-deps.js';
 import { readOrderQuestion } from './order-intent.js';
 
 /** Orders the offline reply lists at most. */
@@ -93,7 +93,7 @@ export type OfflineOrderReply = { text: string; answered: boolean };
  * asked. Null when the question is not about an order, so retrieval answers it.
  */
 export async function offlineOrderReply(options: {
-  deps: AppDeps;
+  deps: Pick<ChatDeps, 'db' | 'config'>;
   caller: WidgetCaller;
   question: string;
   language: string;
@@ -107,7 +107,7 @@ export async function offlineOrderReply(options: {
     return stuck(words.signIn);
   }
   const result = await lookupOrders({
-    db: options.deps.database.db,
+    db: options.deps.db,
     workspaceId: options.caller.workspaceId,
     agentId: options.caller.agent.id,
     wpUserId: Number(conversation.shopper_wp_user_id),

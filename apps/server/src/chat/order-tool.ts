@@ -1,8 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../app-deps.js';
 import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { lookupOrders } from '../site-calls/plugin-client.js';
+import type { ChatDeps } from './chat-deps.js';
 import type { ChatTool } from './model-turn.js';
 
 /** Orders one lookup returns at most. */
@@ -16,9 +15,8 @@ const ZArguments = z.object({ order_number: z.string().trim().max(64).optional()
  * verified token, never from the model or the visitor — and gives the model a summary.
  */
 export function orderTools(options: {
-  deps: AppDeps;
+  deps: Pick<ChatDeps, 'db' | 'config' | 'log'>;
   caller: WidgetCaller;
-  log: FastifyBaseLogger;
 }): ChatTool[] {
   const { caller } = options;
   const userId = caller.conversation.shopper_wp_user_id;
@@ -47,7 +45,7 @@ export function orderTools(options: {
         }
         const args = ZArguments.parse(parsed);
         const result = await lookupOrders({
-          db: options.deps.database.db,
+          db: options.deps.db,
           workspaceId: caller.workspaceId,
           agentId: caller.agent.id,
           wpUserId: Number(userId),
@@ -56,7 +54,7 @@ export function orderTools(options: {
           safeUrlAllow: options.deps.config.safeUrlAllow,
         });
         if (!result.ok) {
-          options.log.warn({ kind: result.kind, reason: result.message }, 'order lookup failed');
+          options.deps.log.warn({ kind: result.kind, reason: result.message }, 'order lookup failed');
           return JSON.stringify({ error: 'The shop could not be reached to look up orders right now.' });
         }
         if (result.data.note === 'commerce_inactive') {

@@ -7,6 +7,7 @@ import {
 } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { answerVisitor } from '../../chat/answer-visitor.js';
+import type { ChatDeps, ChatLog } from '../../chat/chat-deps.js';
 import { AppError } from '../../errors/app-error.js';
 import { widgetErrorResponses, widgetSecurity, widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
@@ -38,14 +39,12 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
       async (request) => {
         let failed = false;
         const answer = await answerVisitor({
-          deps,
+          deps: chatDeps(deps, request.log),
           caller: widgetCaller(request),
           message: request.body.message,
           emit: (frame) => {
             if (frame.event === 'error') failed = true;
           },
-          log: request.log,
-          now: deps.clock,
         });
         if (failed) throw new AppError('answer_failed');
         return { data: answer };
@@ -87,14 +86,12 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
         });
         try {
           await answerVisitor({
-            deps,
+            deps: chatDeps(deps, request.log),
             caller,
             message: request.body.message,
             emit: (frame) => {
               if (!raw.destroyed) raw.write(formatFrame(frame));
             },
-            log: request.log,
-            now: deps.clock,
             signal: abort.signal,
           });
         } catch (error) {
@@ -113,5 +110,17 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
         }
       },
     );
+  };
+}
+
+/** The narrow dependencies the answer pipeline takes, for one request. */
+function chatDeps(deps: WidgetRouteDeps, log: ChatLog): ChatDeps {
+  return {
+    db: deps.database.db,
+    features: deps.database.features,
+    embeddings: deps.embeddings ?? null,
+    config: deps.config,
+    log,
+    now: deps.clock,
   };
 }
