@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type TSource, ZSearchResult, ZSource } from '@service/contract';
 import { expectData } from './support/http.js';
-import { createAgent } from './support/integration.js';
+import { createAgent } from './support/site-sync.js';
 import {
   completeJobs,
   documentsOfSource,

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZSearchResult, ZSource } from '@service/contract';
 import { newId } from '../src/security/ids.js';
 import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
-import { chunksOf, runIndexJob } from './support/integration.js';
+import { chunksOf, runIndexJob } from './support/site-sync.js';
 import {
   type CountingServer,
   completeJobs,

@@ -7,7 +7,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import pino from 'pino';
 import { expectData, expectValidation } from './support/http.js';
-import { createAgent } from './support/integration.js';
+import { createAgent } from './support/site-sync.js';
 import {
   completeJobs,
   documentsOfSource,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { wpPost } from './support/integration.js';
+import { wpPost } from './support/site-sync.js';
 import {
   createTestApp,
   injectJson,

@@ -7,7 +7,7 @@ import { strToU8, zipSync } from 'fflate';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
-import { createAgent, runIndexJob } from './support/integration.js';
+import { createAgent, runIndexJob } from './support/site-sync.js';
 import { documentsOfSource, jobsFor, sha256, sourceRow } from './support/sources.js';
 import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 import { type FilePart, fixture, multipartBody, pdfWithoutText } from './support/upload-files.js';

@@ -10,7 +10,7 @@ import { AppError } from '../src/errors/app-error.js';
 import { embedChunksJob } from '../src/jobs/embed-chunks.js';
 import { createLogger } from '../src/logger.js';
 import { type EvalReport, parseGoldenSet, type TGoldenQuestion } from '../src/retrieval/evaluate.js';
-import { createAgent, documentsOf, runIndexJob } from './support/integration.js';
+import { createAgent, documentsOf, runIndexJob } from './support/site-sync.js';
 import { createTestApp, injectJson, seedTenant, type TestApp } from './support/test-app.js';
 
 const KNOWLEDGE = fileURLToPath(new URL('../../../examples/knowledge/', import.meta.url));

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { ZSource } from '@service/contract';
 import { syncKbForAgent } from '../src/services/knowledge/kb-index.js';
 import { expectData } from './support/http.js';
-import { createAgent } from './support/integration.js';
 import { indexAll, KB_ARTICLES, kbClient, kbDocuments, kbSource, waitingJobs } from './support/kb.js';
+import { createAgent } from './support/site-sync.js';
 import { createTestApp, injectJson, seedTenant, type TestApp } from './support/test-app.js';
 
 describe('knowledge base: re-syncing an agent from the articles', () => {

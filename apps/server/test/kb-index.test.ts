@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chunksOf, createAgent, sourcesOf } from './support/integration.js';
 import { indexAll, KB_ARTICLES, kbClient, kbDocuments, kbSource, waitingJobs } from './support/kb.js';
+import { chunksOf, createAgent, sourcesOf } from './support/site-sync.js';
 import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';
 
 const PUBLIC_BASE_URL = 'https://help.example.com';

@@ -18,7 +18,7 @@ import {
   seedVisitor,
   startFakeSite,
 } from './support/fake-site.js';
-import { createSite, type Site } from './support/integration.js';
+import { createSite, type Site } from './support/site-sync.js';
 import { completeJobs, jobsFor } from './support/sources.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 

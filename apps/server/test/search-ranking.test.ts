@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { contentTerms } from '../src/retrieval/query-terms.js';
 import { searchChunks } from '../src/retrieval/search.js';
 import { newId } from '../src/security/ids.js';
-import { createAgent } from './support/integration.js';
+import { createAgent } from './support/site-sync.js';
 import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';
 
 /** Words of the synthetic corpus, most frequent first: the first few are in most chunks. */

@@ -17,7 +17,7 @@ import {
   target,
   UNTHROTTLED,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
 
 /** Wraps a provider to record every text it is asked to embed. */

@@ -16,7 +16,7 @@ import {
   target,
   UNTHROTTLED,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 
 /** Six posts on distinct topics; keys name them in assertions. */

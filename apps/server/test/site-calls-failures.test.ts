@@ -13,7 +13,7 @@ import {
   sampleOrder,
   startFakeSite,
 } from './support/fake-site.js';
-import { createSite } from './support/integration.js';
+import { createSite } from './support/site-sync.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /** The failure part of a result, for one-line comparisons. */

@@ -14,7 +14,7 @@ import { resealSecrets } from '../src/services/ops/key-rotation.js';
 import { openWebhookSecret } from '../src/services/ops/webhooks.js';
 import { seedVisitor, startWebhookReceiver, type WebhookReceiver } from './support/fake-site.js';
 import { expectData, expectError } from './support/http.js';
-import { createSite, type Site } from './support/integration.js';
+import { createSite, type Site } from './support/site-sync.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
 
 const HOOKS = '/api/v1/admin/webhooks';

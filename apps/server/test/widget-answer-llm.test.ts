@@ -7,7 +7,7 @@ import { signShopperToken } from '../src/security/shopper-token.js';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { type FakeSite, sampleOrder, startFakeSite } from './support/fake-site.js';
 import { expectData, expectError, signingSecretOf } from './support/http.js';
-import { PLUGIN_VERSION, samplePost, wpPost } from './support/integration.js';
+import { PLUGIN_VERSION, samplePost, wpPost } from './support/site-sync.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 import {
   addText,

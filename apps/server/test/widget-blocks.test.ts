@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZWidgetAnswer } from '@service/contract';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { expectData } from './support/http.js';
-import { createSite, PLUGIN_VERSION, sampleCoupon, sampleProduct, wpPost } from './support/integration.js';
+import { createSite, PLUGIN_VERSION, sampleCoupon, sampleProduct, wpPost } from './support/site-sync.js';
 import { indexSource } from './support/sources.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { initSession, ORIGIN, widgetCall } from './support/widget.js';

@@ -4,7 +4,7 @@ import { ZCouponApplyResult } from '@service/contract';
 import { z } from 'zod';
 import { type FakeSite, startFakeSite } from './support/fake-site.js';
 import { bearer, expectData, expectError } from './support/http.js';
-import { createSite, type Site, sampleCoupon, sampleProduct, target, wpPost } from './support/integration.js';
+import { createSite, type Site, sampleCoupon, sampleProduct, target, wpPost } from './support/site-sync.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
 import { createWidgetAgent, initSession, ORIGIN, widgetCall } from './support/widget.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZAgent } from '@service/contract';
 import { expectData, expectValidation } from './support/http.js';
-import { createSite, PLUGIN_VERSION, sampleCoupon, sampleProduct, wpPost } from './support/integration.js';
+import { createSite, PLUGIN_VERSION, sampleCoupon, sampleProduct, wpPost } from './support/site-sync.js';
 import { runFetchJob } from './support/sources.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
 import { createWidgetAgent, initRequest, initSession, newAnonId, widgetCall } from './support/widget.js';

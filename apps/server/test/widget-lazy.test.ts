@@ -5,7 +5,7 @@ import { ZWidgetAnswer } from '@service/contract';
 import { z } from 'zod';
 import { signShopperToken } from '../src/security/shopper-token.js';
 import { expectData, signingSecretOf, UNAUTHENTICATED_BODY } from './support/http.js';
-import { PLUGIN_VERSION, samplePost, wpPost } from './support/integration.js';
+import { PLUGIN_VERSION, samplePost, wpPost } from './support/site-sync.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 import { createWidgetAgent, initRequest, initSession, newAnonId, widgetCall } from './support/widget.js';
 

@@ -5,7 +5,7 @@ import { ZWidgetAnswer } from '@service/contract';
 import { signShopperToken } from '../src/security/shopper-token.js';
 import { type FakeSite, sampleOrder, startFakeSite } from './support/fake-site.js';
 import { expectData, signingSecretOf } from './support/http.js';
-import { PLUGIN_VERSION, samplePost, wpPost } from './support/integration.js';
+import { PLUGIN_VERSION, samplePost, wpPost } from './support/site-sync.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 import { createWidgetAgent, initSession, widgetCall } from './support/widget.js';
 

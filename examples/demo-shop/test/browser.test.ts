@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createAgent } from '../../../apps/server/test/support/integration.js';
+import { createAgent } from '../../../apps/server/test/support/site-sync.js';
 import { issueToken, seedTenant } from '../../../apps/server/test/support/test-app.js';
 import { launchBrowser, withPage } from '../../../apps/widget/test/browser/support/browser.js';
 import { eventually, type Service, startService } from '../../../apps/widget/test/browser/support/service.js';

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZWidgetAnswer, ZWidgetInitResponse } from '@service/contract';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { createAgent } from '../../../apps/server/test/support/integration.js';
+import { createAgent } from '../../../apps/server/test/support/site-sync.js';
 import {
   createTestApp,
   issueToken,

@@ -15,7 +15,7 @@ import {
   ZOrdersLookupRequest,
 } from '@service/contract';
 import { newId } from '../../src/security/ids.js';
-import { createSite, type Site, samplePost, sampleProduct, target, wpPost } from './integration.js';
+import { createSite, type Site, samplePost, sampleProduct, target, wpPost } from './site-sync.js';
 import type { TestApp } from './test-app.js';
 
 // A loopback stand-in for a customer's site running the plugin: the three routes of contract

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type TKbArticle, type TSearchHit, ZKbArticle, ZSearchResult, ZSource } from '@service/contract';
 import { z } from 'zod';
 import { expectData } from './http.js';
-import { documentsOf, runIndexJob } from './integration.js';
+import { documentsOf, runIndexJob } from './site-sync.js';
 import { completeJobs, jobsFor } from './sources.js';
 import { injectJson, type Tenant, type TestApp } from './test-app.js';
 

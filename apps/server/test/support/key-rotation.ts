@@ -6,7 +6,7 @@ import { type Kysely, sql } from 'kysely';
 import { decodeAppKey } from '../../src/config/config.js';
 import type { DB } from '../../src/db/schema.js';
 import { expectData } from './http.js';
-import { createAgent } from './integration.js';
+import { createAgent } from './site-sync.js';
 import { injectJson, seedTenant, type TestApp } from './test-app.js';
 
 /** Helpers of the APP_KEY rotation tests. */

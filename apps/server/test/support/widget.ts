@@ -4,7 +4,7 @@ import { type TWidgetInitResponse, ZWidgetInitResponse } from '@service/contract
 import type { LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import { expectData } from './http.js';
-import { createAgent, type Json } from './integration.js';
+import { createAgent, type Json } from './site-sync.js';
 import { indexSource } from './sources.js';
 import { injectJson, seedTenant, type Tenant, type TestApp } from './test-app.js';
 

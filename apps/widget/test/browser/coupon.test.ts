@@ -11,7 +11,7 @@ import {
   sampleProduct,
   target,
   wpPost,
-} from '../../../server/test/support/integration.js';
+} from '../../../server/test/support/site-sync.js';
 import { indexSource } from '../../../server/test/support/sources.js';
 import { injectJson } from '../../../server/test/support/test-app.js';
 import { launchBrowser, withPage } from './support/browser.js';

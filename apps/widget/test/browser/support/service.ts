@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Json } from '../../../../server/test/support/integration.js';
+import type { Json } from '../../../../server/test/support/site-sync.js';
 import { createTestApp, type Tenant, type TestApp } from '../../../../server/test/support/test-app.js';
 import { createWidgetAgent } from '../../../../server/test/support/widget.js';
 

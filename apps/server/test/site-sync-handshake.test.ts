@@ -11,7 +11,7 @@ import {
   snapshot,
   target,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
 
 /** The handshake answer exactly as the contract table gives it: no field more, none less. */

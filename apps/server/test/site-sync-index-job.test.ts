@@ -15,7 +15,7 @@ import {
   target,
   UNTHROTTLED,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /** A post long enough to make several chunks. */

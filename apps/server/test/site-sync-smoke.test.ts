@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { indexDocumentJob } from '../src/jobs/index-document.js';
 import { createLogger } from '../src/logger.js';
-import { wpPost } from './support/integration.js';
+import { wpPost } from './support/site-sync.js';
 import {
   createTestApp,
   injectJson,

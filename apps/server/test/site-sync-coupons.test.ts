@@ -17,7 +17,7 @@ import {
   UNTHROTTLED,
   without,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 const ZStored = z.strictObject({ stored: z.number().int() });

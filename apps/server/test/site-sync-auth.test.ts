@@ -17,7 +17,7 @@ import {
   target,
   UNTHROTTLED,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, injectJson, issueToken, type TestApp } from './support/test-app.js';
 
 const HANDSHAKE = { site_url: SITE_URL, plugin_version: '1.2.0', commerce_active: true, cms_version: '6.5' };

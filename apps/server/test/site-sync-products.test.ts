@@ -21,7 +21,7 @@ import {
   UNTHROTTLED,
   without,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
 
 describe('site integration: products', () => {

@@ -19,7 +19,7 @@ import {
   UNTHROTTLED,
   without,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 
 describe('site integration: posts/sync', () => {

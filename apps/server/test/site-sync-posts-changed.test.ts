@@ -17,7 +17,7 @@ import {
   target,
   UNTHROTTLED,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /** The posts/changed answer: exactly these five fields. */

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { bearer, expectError, tokenIdOf } from './support/http.js';
-import { createSite, type Site, samplePost, snapshot, target, wpPost } from './support/integration.js';
+import { createSite, type Site, samplePost, snapshot, target, wpPost } from './support/site-sync.js';
 import { createTestApp, injectJson, issueToken, type TestApp } from './support/test-app.js';
 
 const HANDSHAKE = { site_url: 'https://shop.example.com', plugin_version: '1.2.0' };

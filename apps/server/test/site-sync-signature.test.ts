@@ -13,7 +13,7 @@ import {
   target,
   UNTHROTTLED,
   wpPost,
-} from './support/integration.js';
+} from './support/site-sync.js';
 import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
 
 /** The pinned service clock: 2026-11-01T12:00:00Z. */
