@@ -12,7 +12,6 @@ import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
 import { createLogger } from './logger.js';
 import { SESSION_COOKIE } from './services/accounts/admin-sessions.js';
-import { forgetWidgetAgents } from './services/widget/widget-agent-cache.js';
 import { adminSurface } from './surfaces/admin/index.js';
 import { sessionRoutes } from './surfaces/admin/session.route.js';
 import { healthRoutes } from './surfaces/ops/health.route.js';
@@ -94,14 +93,6 @@ export async function createApp(
   });
   await app.register(securityHeadersPlugin);
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  // Init keeps published agents for a second; a write through this process's admin or
-  // integration API (agent settings, coupons, sources) clears them before its answer is sent.
-  app.addHook('onSend', async (request) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
-    if (request.url.startsWith('/api/v1/admin/') || request.url.startsWith('/api/v1/wp/')) {
-      forgetWidgetAgents();
-    }
-  });
   await app.register(cookie);
   await app.register(healthRoutes(deps));
   const limits = createRateLimits(deps.config);

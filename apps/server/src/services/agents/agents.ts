@@ -7,6 +7,7 @@ import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
 import { reindexAgentLanguageDocuments } from '../knowledge/documents.js';
 import { type KbIndexing, syncKbForAgent } from '../knowledge/kb-index.js';
+import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import {
   DEFAULT_WIDGET_FEATURES,
   storedBehaviorRules,
@@ -87,7 +88,7 @@ export async function updateAgent(
   agentId: string,
   input: TAgentUpdate,
 ): Promise<TAgent> {
-  return scope.db.transaction().execute(async (trx) => {
+  const written = await scope.db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('agents')
       .selectAll()
@@ -131,6 +132,8 @@ export async function updateAgent(
     });
     return toAgent(row);
   });
+  forgetWidgetAgents();
+  return written;
 }
 
 /** Deletes an agent (and, by cascade, everything that belongs to it); audited. */
@@ -152,6 +155,7 @@ export async function deleteAgent(scope: TenantScope, agentId: string): Promise<
       requestId: scope.requestId,
     });
   });
+  forgetWidgetAgents();
 }
 
 function toAgent(row: AgentRow): TAgent {

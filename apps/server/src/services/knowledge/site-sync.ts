@@ -17,6 +17,7 @@ import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { getWorkspace } from '../accounts/accounts.js';
 import { requireAgent } from '../require-agent.js';
+import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import { type IncomingDocument, type IncomingItem, upsertDocuments } from './documents.js';
 
 /** The verified caller of a site-integration route: its token and (from it) its workspace. */
@@ -88,12 +89,15 @@ export async function syncProducts(
   deps: SyncDeps,
   body: SyncTarget & { products: TProduct[] },
 ): Promise<TSyncResult> {
-  return deps.db.transaction().execute(async (trx) => {
+  const written = await deps.db.transaction().execute(async (trx) => {
     const { source, agent } = await prepare(trx, deps.caller, body, 'products');
     await switchToEcommerceOnFirstProduct(trx, agent, source);
     const result = await upsertDocuments(trx, deps.queue, source, body.products.map(productItem));
     return { ...result, deleted: 0 };
   });
+  // The first product may have made the agent `ecommerce`.
+  forgetWidgetAgents();
+  return written;
 }
 
 /** Applies one product delta (`upsert` or `delete`). */
@@ -101,13 +105,16 @@ export async function changeProduct(
   deps: SyncDeps,
   body: SyncTarget & { change: { action: 'upsert'; item: TProduct } | { action: 'delete'; wp_id: number } },
 ): Promise<TChangeResult> {
-  return deps.db.transaction().execute(async (trx) => {
+  const written = await deps.db.transaction().execute(async (trx) => {
     const { source, agent } = await prepare(trx, deps.caller, body, 'products');
     if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
     await switchToEcommerceOnFirstProduct(trx, agent, source);
     const result = await upsertDocuments(trx, deps.queue, source, [productItem(body.change.item)]);
     return changeResult('upsert', result);
   });
+  // The first product may have made the agent `ecommerce`.
+  forgetWidgetAgents();
+  return written;
 }
 
 /** Replaces the coupon list stored on the agent's products source (config key `coupons`). */
@@ -115,7 +122,7 @@ export async function syncCoupons(
   deps: SyncDeps,
   body: SyncTarget & { coupons: TCoupon[] },
 ): Promise<{ stored: number }> {
-  return deps.db.transaction().execute(async (trx) => {
+  const written = await deps.db.transaction().execute(async (trx) => {
     const { source } = await prepare(trx, deps.caller, body, 'products');
     await trx
       .updateTable('sources')
@@ -127,6 +134,8 @@ export async function syncCoupons(
       .execute();
     return { stored: body.coupons.length };
   });
+  forgetWidgetAgents();
+  return written;
 }
 
 /** How stale a source's `last_synced_at` may get before an otherwise unchanged sync rewrites it. */

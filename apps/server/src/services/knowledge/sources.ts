@@ -10,6 +10,7 @@ import { validateSelect } from '../../sql-source/validate-select.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
 import { requireAgent } from '../require-agent.js';
+import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import { storeSourceDocument } from './documents.js';
 import { KB_SOURCE_TYPE, syncKbForAgent } from './kb-index.js';
 import { auditDetails, defaultName, lastRun, publicConfig, storedConfig } from './source-config.js';
@@ -79,6 +80,7 @@ export async function updateSource(
       requestId: scope.requestId,
     });
   });
+  forgetWidgetAgents();
   return getSource(scope, sourceId);
 }
 
@@ -164,6 +166,7 @@ export async function deleteSource(scope: TenantScope, sourceId: string): Promis
       requestId: scope.requestId,
     });
   });
+  forgetWidgetAgents();
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { WidgetAgent } from './widget-session.js';
 
 // Init reads the published agent (with its coupon state) on every page view; this keeps it
-// for a second per database. Bounded staleness, documented in docs/widget-api.md: a change
-// made through this process's admin or integration API clears the cache at once (see
-// app.ts); one made elsewhere (another instance, the CLI) is seen within CACHE_MS. Only init
+// for a second per database. Bounded staleness, documented in docs/widget-api.md: the services
+// that write what it holds (agents.ts: update, delete; sources.ts: update, delete; site-sync.ts:
+// products and coupons) clear it in this process once their write commits; a change made in
+// another process (another instance, the CLI) is seen within CACHE_MS. Only init
 // uses it: every token route re-reads the agent, so an unpublished agent's tokens stop at once.
 
 /** How long init may use a published agent it read, in milliseconds. */
@@ -49,7 +50,7 @@ export function cacheWidgetAgent(
   cache.set(value.agent.id, { value, expiresAt: now + WIDGET_AGENT_CACHE_MS, generation: readAt });
 }
 
-/** Drops every cached agent (called after a write through the admin or integration API). */
+/** Drops every cached agent (the services call it after a write to agents, sources or coupons commits). */
 export function forgetWidgetAgents(): void {
   generation += 1;
 }
