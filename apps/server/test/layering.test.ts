@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { checkLayers, readSources } from '../../../scripts/check-layers.mjs';
 
 const srcDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+const repoDir = join(srcDir, '..', '..', '..');
 
 /** A small source tree in the shape `checkLayers` reads. */
 function tree(files: Record<string, string>): Map<string, string> {
@@ -79,5 +81,23 @@ describe('layering (docs/architecture.md)', () => {
     assert.deepEqual(checkLayers(files), [
       'billing/plans.ts: billing is in no layer (add it to LAYERS in scripts/check-layers.mjs)',
     ]);
+  });
+
+  test("README's layout and docs/architecture.md name every folder that exists", () => {
+    const layout =
+      readFileSync(join(repoDir, 'README.md'), 'utf8').split('## Layout')[1]?.split('\n## ')[0] ?? '';
+    const architecture = readFileSync(join(repoDir, 'docs', 'architecture.md'), 'utf8');
+    const folders = (dir: string) =>
+      readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+        .map((entry) => entry.name)
+        .filter((name) => !['node_modules', 'data', 'dist'].includes(name));
+    for (const name of folders(srcDir)) {
+      assert.ok(layout.includes(`src/${name}/`), `README layout lacks src/${name}/`);
+      assert.ok(architecture.includes(`\`${name}/\``), `docs/architecture.md lacks ${name}/`);
+    }
+    for (const name of folders(repoDir)) {
+      assert.ok(layout.includes(`${name}/`), `README layout lacks ${name}/`);
+    }
   });
 });
