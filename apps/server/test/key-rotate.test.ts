@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { formatResult } from '../src/cli/format.js';
+import { rotateAppKey } from '../src/cli/key-rotation.js';
 import {
   APP_KEY_FILE,
   APP_KEY_NEXT_FILE,
@@ -16,7 +17,7 @@ import { lockDataDir } from '../src/db/data-dir-lock.js';
 import type { Database } from '../src/db/database.js';
 import { deriveSecretKey, SecretBoxError, sealSecret } from '../src/security/secret-box.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
-import { KeyRotationError, resealSecrets, rotateAppKey } from '../src/services/ops/key-rotation.js';
+import { KeyRotationError, resealSecrets } from '../src/services/sealed-secrets.js';
 import { openSqlPassword, SQL_PASSWORD_PURPOSE, sealSqlPassword } from '../src/sql-source/sql-password.js';
 import {
   fileMode,

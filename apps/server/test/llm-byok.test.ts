@@ -6,7 +6,7 @@ import { resolveProvider } from '../src/chat/llm-providers.js';
 import { LlmError, type LlmProvider } from '../src/llm/llm-provider.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
 import { activeLlmKey } from '../src/services/accounts/llm-keys.js';
-import { resealSecrets } from '../src/services/ops/key-rotation.js';
+import { resealSecrets } from '../src/services/sealed-secrets.js';
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { auditRows, columnText, expectData, expectError, expectValidation } from './support/http.js';
 import {

@@ -4,8 +4,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { generate } from 'otplib';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
 import { SESSION_COOKIE } from '../src/services/accounts/admin-sessions.js';
-import { RECOVERY_CODES_PURPOSE, TOTP_SECRET_PURPOSE } from '../src/services/accounts/two-factor.js';
-import { resealSecrets } from '../src/services/ops/key-rotation.js';
+import {
+  RECOVERY_CODES_PURPOSE,
+  resealSecrets,
+  TOTP_SECRET_PURPOSE,
+} from '../src/services/sealed-secrets.js';
 import { postSignIn, senderFor } from './support/admin-session.js';
 import { createTestApp, issueToken, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 

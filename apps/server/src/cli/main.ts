@@ -8,10 +8,10 @@ import { loadMigrations, migrate } from '../db/migrate.js';
 import { AppError } from '../errors/app-error.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
-import { rotateAppKey } from '../services/ops/key-rotation.js';
 import { DATA_COMMANDS, type DataCommandName, isDataCommand, readEvalOptions } from './commands.js';
 import { ControlCommandError, callControlServer } from './control-socket.js';
 import { formatResult } from './format.js';
+import { rotateAppKey } from './key-rotation.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 

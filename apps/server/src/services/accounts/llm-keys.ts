@@ -6,9 +6,7 @@ import { AppError, notFound } from '../../errors/app-error.js';
 import type { SecretKeyring } from '../../security/secret-keyring.js';
 import { recordAudit } from '../audit.js';
 import { actingUserId, iso, type TenantScope } from '../context.js';
-
-/** The HKDF purpose label of the key that seals workspace model keys (BYOK). */
-export const LLM_KEY_PURPOSE = 'workspace-llm-key';
+import { LLM_KEY_PURPOSE } from '../sealed-secrets.js';
 
 /** A workspace's model key, opened, for building a provider. */
 export type WorkspaceLlmKey = { provider: TLlmKeyProvider; model: string | null; apiKey: string };

@@ -8,10 +8,8 @@ import { AppError, notFound, validationError } from '../../errors/app-error.js';
 import type { SecretKeyring } from '../../security/secret-keyring.js';
 import { recordAudit } from '../audit.js';
 import { type Actor, iso } from '../context.js';
+import { RECOVERY_CODES_PURPOSE, TOTP_SECRET_PURPOSE } from '../sealed-secrets.js';
 
-/** HKDF purposes of the sealed TOTP secret and the sealed recovery codes (context: the user id). */
-export const TOTP_SECRET_PURPOSE = 'totp-secret';
-export const RECOVERY_CODES_PURPOSE = 'recovery-codes';
 /** The issuer authenticator apps show next to the account. */
 const ISSUER = 'Chat agent service';
 /** Codes one period before or after the current one still pass (clock drift). */

@@ -16,9 +16,7 @@ import { newId } from '../../security/ids.js';
 import { createSecretKeyring, type SecretKeyring } from '../../security/secret-keyring.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
-
-/** The HKDF purpose of the key that seals webhook signing secrets. */
-export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
+import { WEBHOOK_SECRET_PURPOSE } from '../sealed-secrets.js';
 
 /** Seals a webhook's signing secret with APP_KEY, bound to the webhook id. */
 export function sealWebhookSecret(secret: string, keys: SecretKeyring, webhookId: string): string {
