@@ -33,6 +33,7 @@ import { createLogger } from '../../apps/server/src/logger.js';
 import { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { createSource } from '../../apps/server/src/services/knowledge/sources.js';
+import { parseSseFrames } from '../../apps/server/test/support/sse.js';
 import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
 import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey, listenLocal } from './support/http.js';
@@ -153,20 +154,8 @@ const serviceFirstToken = (raw: string) => raw.includes('event: token\n');
 /** The upstream's first token: a chunk whose delta has non-empty content (the role chunk's is ""). */
 const upstreamFirstToken = (raw: string) => /"content":"[^"]/.test(raw);
 
-/** The frames of an SSE body (comments skipped). */
-function parseFrames(raw: string): Frame[] {
-  const frames: Frame[] = [];
-  for (const block of raw.split('\n\n')) {
-    let event = '';
-    let data = '';
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event: ')) event = line.slice('event: '.length);
-      else if (line.startsWith('data: ')) data += line.slice('data: '.length);
-    }
-    if (event !== '') frames.push({ event, data: data === '' ? null : JSON.parse(data) });
-  }
-  return frames;
-}
+/** The frames of an SSE body (comments skipped), with the parser the tests share. */
+const parseFrames = (raw: string): Frame[] => parseSseFrames(raw);
 
 /** What is wrong with a service stream, or null: start, token…, block…, done with the fake's text. */
 function streamProblem(timed: Timed): string | null {

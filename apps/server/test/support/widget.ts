@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { expectData } from './http.js';
 import { createAgent, type Json } from './site-sync.js';
 import { indexSource } from './sources.js';
+import { parseSseFrames } from './sse.js';
 import { injectJson, seedTenant, type Tenant, type TestApp } from './test-app.js';
 
 /** The site every widget test embeds the agent on. */
@@ -86,22 +87,12 @@ export const ZDoneFrame = z.object({
   citations: z.array(z.object({ id: z.number(), url: z.string().nullable(), title: z.string() })),
 });
 
-/** Parses an SSE body into frames (comments dropped), asserting the wire form `event:` + one `data:` line. */
+/** Parses an SSE body into frames (comments dropped) with the shared parser; every frame's data is an object. */
 export function parseSse(body: string): SseFrame[] {
-  const frames: SseFrame[] = [];
-  for (const block of body.split('\n\n')) {
-    const lines = block.split('\n').filter((line) => line !== '' && !line.startsWith(':'));
-    if (lines.length === 0) continue;
-    assert.equal(lines.length, 2, `a frame is one event line and one data line: ${JSON.stringify(block)}`);
-    const [eventLine = '', dataLine = ''] = lines;
-    assert.ok(eventLine.startsWith('event: '), eventLine);
-    assert.ok(dataLine.startsWith('data: '), dataLine);
-    frames.push({
-      event: eventLine.slice(7),
-      data: z.record(z.string(), z.unknown()).parse(JSON.parse(dataLine.slice(6))),
-    });
-  }
-  return frames;
+  return parseSseFrames(body).map((frame) => ({
+    event: frame.event,
+    data: z.record(z.string(), z.unknown()).parse(frame.data),
+  }));
 }
 
 /** Adds a text source to the agent and indexes it; returns the source id. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page, Response } from 'playwright-core';
 import { z } from 'zod';
+import { parseSseFrames, type SseFrame } from '../../../../server/test/support/sse.js';
 import { WAIT_MS } from './browser.js';
 
 // Driving the widget as a visitor would. Its UI lives in an open shadow root; Playwright's CSS
@@ -77,25 +78,10 @@ export async function ask(page: Page, question: string): Promise<Response> {
 }
 
 /** One frame of the answer stream. */
-export type StreamFrame = { event: string; data: unknown };
+export type StreamFrame = SseFrame;
 
-/** Parses an SSE body (comments dropped). */
-export function parseFrames(body: string): StreamFrame[] {
-  const frames: StreamFrame[] = [];
-  for (const block of body.split(/\r?\n\r?\n/)) {
-    const lines = block.split(/\r?\n/).filter((line) => line !== '' && !line.startsWith(':'));
-    const event = lines
-      .find((line) => line.startsWith('event:'))
-      ?.slice(6)
-      .trim();
-    const data = lines
-      .find((line) => line.startsWith('data:'))
-      ?.slice(5)
-      .trim();
-    if (event && data) frames.push({ event, data: JSON.parse(data) });
-  }
-  return frames;
-}
+/** Parses an SSE body (comments dropped), with the parser the server's tests and the bench share. */
+export const parseFrames = parseSseFrames;
 
 const ZDone = z.object({
   text: z.string(),
