@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** Model APIs a workspace can bring its own key for. */
 export const LLM_KEY_PROVIDERS = ['openai', 'anthropic'] as const;
@@ -34,7 +35,7 @@ export type TLlmKeyPut = z.infer<typeof ZLlmKeyPut>;
 /** The workspace's model key as shown: never the key, only its last four characters. */
 export const ZLlmKey = z.object({
   provider: ZLlmKeyProvider,
-  model: z.string().nullable(),
+  model: zText().nullable(),
   key_last4: z
     .string()
     .nullable()
@@ -42,7 +43,7 @@ export const ZLlmKey = z.object({
       'Last four characters of the key; null when APP_KEY changed and the key must be entered again.',
     ),
   active: z.boolean().describe("Whether answers use this key: the workspace owner's byok_enabled flag."),
-  updated_at: z.string(),
+  updated_at: zText(),
 });
 /** The workspace's model key as shown. */
 export type TLlmKey = z.infer<typeof ZLlmKey>;

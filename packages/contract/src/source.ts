@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZSourceCreateSql } from './sql-source.js';
+import { storable, zStorableJson, zText } from './text.js';
 
 /** How far a source's content got: its documents by index state, and what its last fetch did. */
 export const ZSourceProgress = z.object({
@@ -7,12 +8,12 @@ export const ZSourceProgress = z.object({
   documents_pending: z.number().int(),
   last_run: z
     .object({
-      finished_at: z.string(),
+      finished_at: zText(),
       fetched: z.number().int().describe('Pages (crawl, sitemap, url) or rows (sql) stored'),
       skipped: z.number().int().describe('Pages skipped: robots.txt, non-HTML, duplicates, noindex, errors'),
       removed: z.number().int().describe('Documents removed because the page or row is gone'),
-      stopped_by: z.string().describe('done, page_cap, row_cap, time_budget or aborted'),
-      failures: z.array(z.object({ url: z.string(), reason: z.string() })).describe('The first 20'),
+      stopped_by: zText().describe('done, page_cap, row_cap, time_budget or aborted'),
+      failures: z.array(z.object({ url: zText(), reason: zText() })).describe('The first 20'),
     })
     .nullable(),
 });
@@ -20,31 +21,31 @@ export type TSourceProgress = z.infer<typeof ZSourceProgress>;
 
 /** A knowledge source as the admin API shows it. */
 export const ZSource = z.object({
-  id: z.string(),
-  agent_id: z.string(),
+  id: zText(),
+  agent_id: zText(),
   type: z
     .string()
     .describe(
       'site (synced posts), products (synced products and coupons), text (pasted), url (one page), ' +
         'crawl (a site from a start URL), sitemap, sql (rows of a SELECT), upload (a file), kb (published articles)',
     ),
-  name: z.string(),
+  name: zText(),
   status: z
     .string()
     .describe('ready (synced sites); queued → indexing → indexed | failed (every other type)'),
-  error: z.string().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
-  site_url: z.string().nullable(),
-  plugin_version: z.string().nullable(),
-  plugin_base: z.string().nullable().describe('Where the service calls the site plugin routes'),
-  last_synced_at: z.string().nullable(),
+  error: zText().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
+  site_url: zText().nullable(),
+  plugin_version: zText().nullable(),
+  plugin_base: zText().nullable().describe('Where the service calls the site plugin routes'),
+  last_synced_at: zText().nullable(),
   document_count: z.number().int(),
   coupon_count: z.number().int().nullable(),
   config: z
-    .record(z.string(), z.unknown())
+    .record(zText(), zStorableJson())
     .describe('The settings it was created with (URL, caps, SQL connection and query, file); never a secret'),
   progress: ZSourceProgress,
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: zText(),
+  updated_at: zText(),
 });
 export type TSource = z.infer<typeof ZSource>;
 
@@ -64,14 +65,14 @@ export type TSourceUpdate = z.infer<typeof ZSourceUpdate>;
 /** Source types an admin creates (site plugin sources are created by their syncs only). */
 export const ZSourceCreateText = z.strictObject({
   type: z.literal('text'),
-  name: z.string().trim().max(200).optional(),
-  text: z.string().min(1).max(2_000_000).describe('Pasted text, indexed as one document'),
+  name: zText().trim().max(200).optional(),
+  text: zText().min(1).max(2_000_000).describe('Pasted text, indexed as one document'),
 });
 
 /** A single web page, fetched through the crawl-safety guard. */
 export const ZSourceCreateUrl = z.strictObject({
   type: z.literal('url'),
-  name: z.string().trim().max(200).optional(),
+  name: zText().trim().max(200).optional(),
   url: z
     .url({ protocol: /^https?$/ })
     .max(2048)
@@ -85,12 +86,12 @@ export const CRAWL_DEFAULT_PAGES = 200;
 export const CRAWL_MAX_DEPTH = 10;
 export const CRAWL_DEFAULT_DEPTH = 3;
 
-const ZHttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const ZHttpUrl = storable(z.url({ protocol: /^https?$/ }).max(2048));
 
 /** A site, crawled breadth-first from a start URL through the crawl-safety guard. */
 export const ZSourceCreateCrawl = z.strictObject({
   type: z.literal('crawl'),
-  name: z.string().trim().max(200).optional(),
+  name: zText().trim().max(200).optional(),
   url: ZHttpUrl.describe('Start page; only pages of its origin (scheme, host, port) are followed'),
   max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
   max_depth: z.number().int().min(0).max(CRAWL_MAX_DEPTH).default(CRAWL_DEFAULT_DEPTH),
@@ -99,7 +100,7 @@ export const ZSourceCreateCrawl = z.strictObject({
 /** The pages a sitemap (or sitemap index) lists, on the sitemap's own origin. */
 export const ZSourceCreateSitemap = z.strictObject({
   type: z.literal('sitemap'),
-  name: z.string().trim().max(200).optional(),
+  name: zText().trim().max(200).optional(),
   url: ZHttpUrl.describe('URL of sitemap.xml (urlset or sitemap index; gzip accepted)'),
   max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
 });
