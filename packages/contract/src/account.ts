@@ -70,9 +70,7 @@ export type TSessionLogin = z.infer<typeof ZSessionLogin>;
 export const ZAdminSession = z.object({
   user: ZUser,
   workspace: ZWorkspace,
-  csrf_token: z
-    .string()
-    .describe('Send it as the X-CSRF-Token header on every request that changes something'),
+  csrf_token: zText().describe('Send it as the X-CSRF-Token header on every request that changes something'),
   expires_at: zText(),
 });
 export type TAdminSession = z.infer<typeof ZAdminSession>;

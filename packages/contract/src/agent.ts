@@ -10,9 +10,7 @@ export const ZSiteType = z.enum(SITE_TYPES);
 /** Where the widget launcher sits. */
 export const LAUNCHER_POSITIONS = ['bottom-right', 'bottom-left'] as const;
 
-const ZColor = z
-  .string()
-  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Must be a hex colour such as #1a73e8.');
+const ZColor = zText().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Must be a hex colour such as #1a73e8.');
 
 /** The widget theme of an agent; every field is returned by widget init. */
 export const ZTheme = z.object({
@@ -34,8 +32,8 @@ export const DEFAULT_THEME: TTheme = Object.freeze({
 });
 
 /** A BCP 47-style language tag, stored lower case (`en`, `pt-br`). */
-export const ZLanguageTag = z
-  .string()
+export const ZLanguageTag = zText()
+
   .trim()
   .regex(/^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{2,8})*$/, 'Must be a language tag such as en or pt-BR.')
   .transform((tag) => tag.toLowerCase());

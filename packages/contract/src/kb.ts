@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { zText } from './text.js';
 
 /** A knowledge-base article slug: lower-case letters, digits and single dashes. */
-export const ZKbSlug = z
-  .string()
+export const ZKbSlug = zText()
+
   .min(1)
   .max(120)
   .regex(

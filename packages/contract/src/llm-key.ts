@@ -14,14 +14,14 @@ export type TLlmKeyProvider = z.infer<typeof ZLlmKeyProvider>;
  */
 export const ZLlmKeyPut = z.strictObject({
   provider: ZLlmKeyProvider,
-  api_key: z
-    .string()
+  api_key: zText()
+
     .trim()
     .min(8)
     .max(512)
     .regex(/^[\x21-\x7e]+$/, 'The api_key must be printable ASCII without spaces.'),
-  model: z
-    .string()
+  model: zText()
+
     .trim()
     .min(1)
     .max(120)
@@ -36,8 +36,8 @@ export type TLlmKeyPut = z.infer<typeof ZLlmKeyPut>;
 export const ZLlmKey = z.object({
   provider: ZLlmKeyProvider,
   model: zText().nullable(),
-  key_last4: z
-    .string()
+  key_last4: zText()
+
     .nullable()
     .describe(
       'Last four characters of the key; null when APP_KEY changed and the key must be entered again.',

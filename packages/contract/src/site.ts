@@ -19,8 +19,8 @@ const ZIsoWithOffset = z.preprocess(
 const ZHash = zText().regex(/^[0-9a-fA-F]{8,128}$/, 'Must be a hex digest.');
 const ZDecimal = zText().regex(/^-?\d+(?:\.\d+)?$/, 'Must be a decimal amount such as 19.90.');
 const ZOptionalDecimal = z.union([ZDecimal, z.literal('')]);
-const ZLanguage = z
-  .string()
+const ZLanguage = zText()
+
   .regex(/^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})*$/, 'Must be a language tag such as en or pt-br.')
   .transform((tag) => tag.toLowerCase().replace(/_/g, '-'));
 
@@ -51,8 +51,8 @@ export const ZProduct = z.object({
   price: ZOptionalDecimal.default(''),
   regular_price: ZOptionalDecimal.default(''),
   sale_price: ZOptionalDecimal.default(''),
-  currency: z
-    .string()
+  currency: zText()
+
     .regex(/^[A-Za-z]{3}$/, 'Must be a currency code such as EUR.')
     .optional(),
   stock_status: zText().min(1).max(64),

@@ -23,16 +23,12 @@ export type TSourceProgress = z.infer<typeof ZSourceProgress>;
 export const ZSource = z.object({
   id: zText(),
   agent_id: zText(),
-  type: z
-    .string()
-    .describe(
-      'site (synced posts), products (synced products and coupons), text (pasted), url (one page), ' +
-        'crawl (a site from a start URL), sitemap, sql (rows of a SELECT), upload (a file), kb (published articles)',
-    ),
+  type: zText().describe(
+    'site (synced posts), products (synced products and coupons), text (pasted), url (one page), ' +
+      'crawl (a site from a start URL), sitemap, sql (rows of a SELECT), upload (a file), kb (published articles)',
+  ),
   name: zText(),
-  status: z
-    .string()
-    .describe('ready (synced sites); queued → indexing → indexed | failed (every other type)'),
+  status: zText().describe('ready (synced sites); queued → indexing → indexed | failed (every other type)'),
   error: zText().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
   site_url: zText().nullable(),
   plugin_version: zText().nullable(),
@@ -54,9 +50,7 @@ export type TSource = z.infer<typeof ZSource>;
  * for sites whose REST prefix is not the default. http(s), no query or fragment, ends in `/`.
  */
 export const ZSourceUpdate = z.strictObject({
-  plugin_base: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
+  plugin_base: storable(z.url({ protocol: /^https?$/ }).max(2048))
     .refine((value) => !/[?#]/.test(value), 'Must not contain a query or fragment.')
     .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
 });
@@ -73,10 +67,9 @@ export const ZSourceCreateText = z.strictObject({
 export const ZSourceCreateUrl = z.strictObject({
   type: z.literal('url'),
   name: zText().trim().max(200).optional(),
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .describe('http(s) URL of one page (HTML or plain text)'),
+  url: storable(z.url({ protocol: /^https?$/ }).max(2048)).describe(
+    'http(s) URL of one page (HTML or plain text)',
+  ),
 });
 
 /** Most pages a crawl or sitemap source indexes, and its default. */

@@ -40,8 +40,8 @@ export const ZSourceCreateSql = z.strictObject({
   type: z.literal('sql'),
   name: zText().trim().max(200).optional(),
   engine: z.enum(SQL_ENGINES),
-  host: z
-    .string()
+  host: zText()
+
     .trim()
     .toLowerCase()
     .refine(isValidSqlHost, 'Must be a host name or an IP address, without scheme or port.'),
@@ -49,8 +49,8 @@ export const ZSourceCreateSql = z.strictObject({
   database: zText().trim().min(1).max(128),
   user: zText().min(1).max(128),
   password: zText().max(1024).describe('May be empty (trust auth). Stored encrypted, never returned.'),
-  query: z
-    .string()
+  query: zText()
+
     .trim()
     .min(1)
     .max(MAX_SQL_QUERY_CHARS)

@@ -156,8 +156,8 @@ export type TStreamFrame =
 export const ZLeadCreate = z.strictObject({
   email: zText().trim().pipe(z.email('Must be a valid email address.').max(254)),
   name: zText().trim().max(200).default(''),
-  phone: z
-    .string()
+  phone: zText()
+
     .trim()
     .max(40)
     .regex(/^[+()0-9 .-]*$/, 'Must be a phone number (digits, spaces, + - . ( )).')
