@@ -137,3 +137,13 @@ describe('contract schemas refuse unstorable text', () => {
     assert.deepEqual(offenders, []);
   });
 });
+
+describe('findUnstorableText on hostile shapes', () => {
+  it('walks a value nested 200,000 levels deep without overflowing, and finds the NUL at the bottom', () => {
+    const depth = 200_000;
+    const parsed: unknown = JSON.parse(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`);
+    const found = findUnstorableText(parsed);
+    assert.equal(found.length, 1);
+    assert.equal(found[0]?.length, depth);
+  });
+});

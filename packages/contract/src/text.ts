@@ -30,24 +30,30 @@ export function zText() {
  * text PostgreSQL cannot store, as paths of keys and indexes; `[]` is the value itself.
  */
 export function findUnstorableText(value: unknown, path: ReadonlyArray<string | number> = []) {
+  type Step = { node: unknown; key: string | number | null; parent: Step | null };
+  const pathOf = (step: Step | null, key?: string): Array<string | number> => {
+    const keys: Array<string | number> = key === undefined ? [] : [key];
+    for (let at = step; at !== null && at.key !== null; at = at.parent) keys.push(at.key);
+    return [...path, ...keys.reverse()];
+  };
   const found: Array<Array<string | number>> = [];
-  const visit = (node: unknown, at: Array<string | number>, depth: number): void => {
-    // Parsed JSON is a tree; the depth cap only guards against a cyclic value handed in by code.
-    if (depth > 64) return;
+  // An explicit stack with parent links, not recursion or copied paths: a body nested a
+  // million levels deep costs linear time and cannot overflow the call stack.
+  const pending: Step[] = [{ node: value, key: null, parent: null }];
+  for (let step = pending.pop(); step !== undefined; step = pending.pop()) {
+    const { node } = step;
     if (typeof node === 'string') {
-      if (!isStorableText(node)) found.push(at);
+      if (!isStorableText(node)) found.push(pathOf(step));
     } else if (Array.isArray(node)) {
-      node.forEach((item, index) => {
-        visit(item, [...at, index], depth + 1);
-      });
-    } else if (typeof node === 'object' && node !== null && !(node instanceof Uint8Array)) {
-      for (const [key, item] of Object.entries(node)) {
-        if (!isStorableText(key)) found.push([...at, key]);
-        else visit(item, [...at, key], depth + 1);
+      for (let index = node.length - 1; index >= 0; index -= 1)
+        pending.push({ node: node[index], key: index, parent: step });
+    } else if (typeof node === 'object' && node !== null && !ArrayBuffer.isView(node)) {
+      for (const [key, item] of Object.entries(node).reverse()) {
+        if (!isStorableText(key)) found.push(pathOf(step, key));
+        else pending.push({ node: item, key, parent: step });
       }
     }
-  };
-  visit(value, [...path], 0);
+  }
   return found;
 }
 
