@@ -94,10 +94,20 @@ function createRenderer(): MarkdownIt {
   // Raw HTML is stripped: inline tags go (the text between harmless ones stays), a block keeps
   // only its visible text, and a hidden element (<script>, <style>, …) goes with its content.
   md.core.ruler.push('strip_raw_html', (state) => {
-    for (const token of state.tokens) {
-      if (token.type === 'inline' && token.children) token.children = dropInlineHtml(token.children);
-      else if (token.type === 'html_block') token.content = htmlText(token.content, md.utils.unescapeAll);
-    }
+    state.tokens.forEach((token, index) => {
+      if (token.type === 'html_block') token.content = htmlText(token.content, md.utils.unescapeAll);
+      if (token.type !== 'inline' || !token.children) return;
+      token.children = dropInlineHtml(token.children);
+      // A paragraph that held only raw HTML leaves no empty <p></p> behind.
+      const isEmpty = token.children.every((child) => child.type === 'text' && child.content.trim() === '');
+      const open = state.tokens[index - 1];
+      const close = state.tokens[index + 1];
+      if (isEmpty && open?.type === 'paragraph_open' && close?.type === 'paragraph_close') {
+        open.hidden = true;
+        close.hidden = true;
+        token.children = [];
+      }
+    });
   });
   md.renderer.rules.html_inline = () => '';
   md.renderer.rules.html_block = (tokens, idx) => {
