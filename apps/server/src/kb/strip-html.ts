@@ -19,35 +19,40 @@ const HIDDEN_CONTENT = new Set([
   'object',
 ]);
 
-/** Tags, attributes quoted either way (attributes may span lines), comments, CDATA, `<!…>`, `<?…>`. */
+/**
+ * Tags (attributes quoted either way, spanning lines), comments, CDATA, `<!…>`, `<?…>`. Sticky:
+ * tried only where a `<` stands, once, so hostile input cannot make the scan quadratic.
+ */
 const MARKUP =
-  /<!--(?:-?>|[\s\S]*?-->)|<!\[CDATA\[[\s\S]*?\]\]>|<[!?][^>]*>|<\/?([a-zA-Z][^\s/>]*)(?:[^>"']|"[^"]*"|'[^']*')*>/g;
+  /<!--(?:-?>|[\s\S]*?-->)|<!\[CDATA\[[\s\S]*?\]\]>|<[!?][^>]*>|<\/?([a-zA-Z][^\s/>]*)(?=[\s/>])(?:[^>"']|"[^"]*"|'[^']*')*>/y;
 
-/** The start of something MARKUP would remove, left unclosed: everything after it goes. */
-const UNCLOSED = /<(?:!|\?|\/?[a-zA-Z])[\s\S]*$/;
+/** What may start markup after a `<`: a letter, `/`, `!` or `?`. */
+const MARKUP_START = /[a-zA-Z/!?]/;
 
 /** Removes every tag, comment and declaration in `html` once, and hidden elements with their content. */
 function stripOnce(html: string): string {
   let out = '';
   let last = 0;
-  MARKUP.lastIndex = 0;
-  for (let match = MARKUP.exec(html); match !== null; match = MARKUP.exec(html)) {
-    const between = html.slice(last, match.index);
-    // A tag start that did not parse (an unclosed quote, a missing `>`) hides what follows.
-    if (UNCLOSED.test(between)) return out + between.replace(UNCLOSED, '');
-    out += between;
-    last = MARKUP.lastIndex;
+  for (let at = html.indexOf('<'); at !== -1; at = html.indexOf('<', at + 1)) {
+    if (at < last) continue;
+    if (!MARKUP_START.test(html.charAt(at + 1))) continue; // `a < b` is text
+    MARKUP.lastIndex = at;
+    const match = MARKUP.exec(html);
+    // A tag start that does not parse (an unclosed quote, a missing `>`) hides what follows.
+    if (!match) return out + html.slice(last, at);
+    out += html.slice(last, at);
+    last = at + match[0].length;
     const name = match[1]?.toLowerCase();
     const opens = name !== undefined && !match[0].startsWith('</') && !match[0].endsWith('/>');
     if (opens && HIDDEN_CONTENT.has(name)) {
       // Skip to the matching end tag; without one, the rest is the element's content.
-      const end = new RegExp(`</${name}(?:[\\s/][^>]*)?>`, 'i').exec(html.slice(last));
+      const end = new RegExp(`</${name}(?:[\\s/][^<>]*)?>`, 'i').exec(html.slice(last));
       if (!end) return out;
       last += end.index + end[0].length;
-      MARKUP.lastIndex = last;
     }
+    at = last - 1;
   }
-  return out + html.slice(last).replace(UNCLOSED, '');
+  return out + html.slice(last);
 }
 
 /**
@@ -105,7 +110,8 @@ function joinText(tokens: Token[]): Token[] {
     else out.push(token);
   }
   for (const token of out) {
-    if (token.type === 'text' && new RegExp(MARKUP.source).test(token.content)) {
+    const start = token.type === 'text' ? token.content.search(/<[a-zA-Z/!?]/) : -1;
+    if (start !== -1 && token.content.indexOf('>', start) !== -1) {
       token.content = htmlText(token.content, (value) => value);
     }
   }
