@@ -31,18 +31,21 @@ export type SyncDeps = { db: Kysely<DB>; queue: JobQueue; caller: IntegrationCal
 /** Source types the plugin feeds: posts go to the `site` source, products and coupons to `products`. */
 type SiteSourceType = 'site' | 'products';
 
-/** Answers the handshake; writes nothing but the token's `last_used_at`. */
+/**
+ * Answers the handshake. Reads only: the token's `last_used_at`, the one write a handshake
+ * makes, is recorded by the integration surface (`recordTokenUse`) once the request passed
+ * every check, as for every other integration call.
+ */
 export async function handshake(
   db: Kysely<DB>,
   caller: IntegrationCaller,
   input: { site_url: string; plugin_version: string; commerce_active: boolean },
 ): Promise<THandshakeResponse> {
   const token = await db
-    .updateTable('api_tokens')
-    .set({ last_used_at: new Date() })
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'abilities', 'shopper_signing_secret'])
     .where('id', '=', caller.tokenId)
     .where('workspace_id', '=', caller.workspaceId)
-    .returning(['id', 'name', 'abilities', 'shopper_signing_secret'])
     .executeTakeFirst();
   if (!token) throw notFound();
   const workspace = await getWorkspace(db, caller.workspaceId);

@@ -8,6 +8,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { answerVisitor } from '../../chat/answer-visitor.js';
 import { AppError } from '../../errors/app-error.js';
+import { logRequestError, serviceErrorBody, toAppError } from '../../http/error-handler.js';
 import { widgetErrorResponses, widgetSecurity, widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
 import { corsHeaders, widgetCaller } from './widget-auth.js';
@@ -18,6 +19,15 @@ const KEEP_ALIVE_MS = 15_000;
 /** Writes one SSE frame: `event: <name>` and one line of JSON (JSON never contains a raw newline). */
 export function formatFrame(frame: TStreamFrame): string {
   return `event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
+}
+
+/**
+ * The `error` frame for whatever the answer threw: the same code and message the JSON route's
+ * error envelope carries (the stream's status line is already sent, so the frame says it).
+ */
+export function errorFrame(error: unknown): TStreamFrame {
+  const { code, message } = serviceErrorBody(toAppError(error));
+  return { event: 'error', data: { code, message } };
 }
 
 /** `POST /v1/widget/messages` (one JSON answer) and `/messages/stream` (SSE), 30 per minute per token. */
@@ -98,15 +108,8 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
             signal: abort.signal,
           });
         } catch (error) {
-          request.log.error({ err: error }, 'answer failed');
-          if (!raw.destroyed) {
-            raw.write(
-              formatFrame({
-                event: 'error',
-                data: { code: 'internal_error', message: 'Something went wrong on our side.' },
-              }),
-            );
-          }
+          logRequestError(request.log, error, toAppError(error));
+          if (!raw.destroyed) raw.write(formatFrame(errorFrame(error)));
         } finally {
           clearInterval(keepAlive);
           raw.end();
