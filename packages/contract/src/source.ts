@@ -3,8 +3,9 @@ import { ZSourceCreateSql } from './sql-source.js';
 
 /** How far a source's content got: its documents by index state, and what its last fetch did. */
 export const ZSourceProgress = z.object({
-  documents_indexed: z.number().int(),
-  documents_pending: z.number().int(),
+  documents_indexed: z.number().int().describe('Documents whose chunks are written'),
+  documents_pending: z.number().int().describe('Documents waiting for their index job'),
+  documents_failed: z.number().int().describe('Documents whose index job gave up after its retries'),
   last_run: z
     .object({
       finished_at: z.string(),
@@ -31,7 +32,10 @@ export const ZSource = z.object({
   name: z.string(),
   status: z
     .string()
-    .describe('ready (synced sites); queued → indexing → indexed | failed (every other type)'),
+    .describe(
+      'ready (synced sites); queued → fetching → indexing → indexed | failed (url, crawl, sitemap, sql); ' +
+        'indexing → indexed | failed (text, upload, kb). indexed: fetch over, every document indexed and embedded',
+    ),
   error: z.string().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
   site_url: z.string().nullable(),
   plugin_version: z.string().nullable(),
