@@ -16,8 +16,12 @@ import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from
 
 /** Pages the sitemap lists: several flushes of the crawl (it stores 10 pages per transaction). */
 const PAGES = 60;
-/** While serving this page, the test site runs every index job queued so far (as a worker would). */
-const PAUSE_AT = 35;
+/**
+ * While serving this page, the test site runs every index job queued so far (as a worker would):
+ * by then the first flush (10 pages) is stored. Early, so that work stays well within the
+ * crawl's 15 s page budget even on a loaded machine.
+ */
+const PAUSE_AT = 12;
 
 type Site = {
   port: number;
@@ -148,11 +152,12 @@ describe('source status: indexed means the fetch, every index job and the embedd
     const seen: { status: string; documents: number; indexedMidway: number }[] = [];
     site.onPage = async (i) => {
       if (i !== PAUSE_AT) return;
-      // A worker drains every index job queued so far (and the embedding run) mid-fetch.
+      // A worker drains every index job queued so far, and the embedding run, mid-fetch.
       const indexedMidway = await indexPending(source.id);
       await embed();
-      const shown = await get(source.id);
-      seen.push({ status: shown.status, documents: shown.document_count, indexedMidway });
+      const row = await sourceRow(t, source.id);
+      const documents = (await documentsOfSource(t, source.id)).length;
+      seen.push({ status: row.status, documents, indexedMidway });
     };
     await runFetchJob(t, source.id);
     site.onPage = async () => {};
