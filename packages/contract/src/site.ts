@@ -110,14 +110,71 @@ export const ZHandshakeResponse = z.object({
 });
 export type THandshakeResponse = z.infer<typeof ZHandshakeResponse>;
 
-/** Body of `posts/sync`: 1 to 50 posts. */
-export const ZPostsSync = z.object({ ...syncCommon, posts: z.array(ZPost).min(1).max(SYNC_BATCH_MAX) });
+/** Longest full-sync run id. */
+export const FULL_SYNC_ID_MAX = 100;
 
-/** Body of `products/sync`: 1 to 50 products. */
-export const ZProductsSync = z.object({
-  ...syncCommon,
-  products: z.array(ZProduct).min(1).max(SYNC_BATCH_MAX),
+const fullSyncFields = {
+  id: zText()
+    .regex(
+      /^[A-Za-z0-9._:-]+$/,
+      'Must be letters, digits, dot, underscore, colon or hyphen (one fresh id per full sync run).',
+    )
+    .min(1)
+    .max(FULL_SYNC_ID_MAX)
+    .describe('The run: every batch of one full sync carries the same id, a new run a new one'),
+  final: z
+    .boolean()
+    .default(false)
+    .describe('The last batch: what this run did not list is removed (answered in `deleted`)'),
+};
+
+/** `full_sync` of a posts/sync batch: the run, whether it is its last batch, and optionally its post types. */
+export const ZFullSyncPosts = z.strictObject({
+  ...fullSyncFields,
+  post_types: z
+    .array(zText().min(1).max(64))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe('The post types this run covers; the final batch removes only posts of these types'),
 });
+
+/** `full_sync` of a products/sync batch. */
+export const ZFullSyncProducts = z.strictObject(fullSyncFields);
+
+/**
+ * A batch holds 1 to 50 items; only the final batch of a full sync may be empty (a run whose
+ * item count is a multiple of the batch size, or a site that has none left).
+ */
+function requireItemsUnlessFinal(list: string) {
+  return (
+    body: Record<string, unknown> & { full_sync?: { final: boolean } | undefined },
+    ctx: z.RefinementCtx,
+  ) => {
+    const items = body[list];
+    if (Array.isArray(items) && items.length === 0 && body.full_sync?.final !== true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [list],
+        message: `Send 1 to ${SYNC_BATCH_MAX} ${list} (an empty list only in the final batch of a full sync).`,
+      });
+    }
+  };
+}
+
+/** Body of `posts/sync`: 1 to 50 posts, optionally a batch of a full sync run (`full_sync`). */
+export const ZPostsSync = z
+  .object({ ...syncCommon, posts: z.array(ZPost).max(SYNC_BATCH_MAX), full_sync: ZFullSyncPosts.optional() })
+  .superRefine(requireItemsUnlessFinal('posts'));
+
+/** Body of `products/sync`: 1 to 50 products, optionally a batch of a full sync run (`full_sync`). */
+export const ZProductsSync = z
+  .object({
+    ...syncCommon,
+    products: z.array(ZProduct).max(SYNC_BATCH_MAX),
+    full_sync: ZFullSyncProducts.optional(),
+  })
+  .superRefine(requireItemsUnlessFinal('products'));
 
 /** Body of `coupons/sync`: the whole list, replacing the stored one. */
 export const ZCouponsSync = z.object({ ...syncCommon, coupons: z.array(ZCoupon).max(1000) });

@@ -4,8 +4,9 @@ import { storable, zStorableJson, zText } from './text.js';
 
 /** How far a source's content got: its documents by index state, and what its last fetch did. */
 export const ZSourceProgress = z.object({
-  documents_indexed: z.number().int(),
-  documents_pending: z.number().int(),
+  documents_indexed: z.number().int().describe('Documents whose chunks are written'),
+  documents_pending: z.number().int().describe('Documents waiting for their index job'),
+  documents_failed: z.number().int().describe('Documents whose index job gave up after its retries'),
   last_run: z
     .object({
       finished_at: zText(),
@@ -28,7 +29,10 @@ export const ZSource = z.object({
       'crawl (a site from a start URL), sitemap, sql (rows of a SELECT), upload (a file), kb (published articles)',
   ),
   name: zText(),
-  status: zText().describe('ready (synced sites); queued → indexing → indexed | failed (every other type)'),
+  status: zText().describe(
+    'ready (synced sites); queued → fetching → indexing → indexed | failed (url, crawl, sitemap, sql); ' +
+      'indexing → indexed | failed (text, upload, kb). indexed: fetch over, every document indexed and embedded',
+  ),
   error: zText().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
   site_url: zText().nullable(),
   plugin_version: zText().nullable(),

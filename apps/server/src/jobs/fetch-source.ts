@@ -10,6 +10,9 @@ import { defineJob, type JobContext } from './queue.js';
 import { failRun, finishRun, removeDocumentsExcept, type SourceRef, startRun } from './source-run.js';
 import { runSqlSource } from './sql-source.js';
 
+/** Attempts a fetch gets beyond the first; the last one's failure fails the source. */
+const FETCH_RETRY_LIMIT = 2;
+
 /** Body cap of a fetched page: 10 MiB. */
 export const URL_SOURCE_MAX_BYTES = 10 * 1024 * 1024;
 /** Budget for one page fetch (DNS, redirects, body). */
@@ -21,36 +24,55 @@ const TEXT_TYPES = /^\s*text\/plain\s*(;|$)/i;
 /**
  * Fetches a source's content through the crawl-safety guard: one page (`url`), a site
  * (`crawl`), the pages of a sitemap (`sitemap`) or the rows of a query (`sql`). The status moves
- * indexing → indexed | failed; a refusal or failure is stored verbatim in `sources.error` and
- * keeps what earlier fetches stored. Unchanged content (same hash) queues no index job. Keyed
+ * fetching → indexing → indexed | failed: `indexed` only once the fetch is over and every document
+ * is indexed and embedded. A refusal or failure is stored verbatim in `sources.error` and keeps
+ * what earlier fetches stored. Unchanged content (same hash) queues no index job. Keyed
  * per source, so one fetch per source runs at a time.
  */
 export const fetchSourceJob = defineJob({
   name: 'fetch-source',
   payload: z.object({ sourceId: z.string().min(1) }),
   policy: 'stately',
-  retryLimit: 2,
+  retryLimit: FETCH_RETRY_LIMIT,
   // A crawl may take its whole time budget (15 minutes) plus the storing.
   expireInSeconds: 30 * 60,
   async handle({ sourceId }, context) {
-    const source = await context.db
-      .selectFrom('sources')
-      .select(['id', 'workspace_id', 'agent_id', 'type', 'config'])
-      .where('id', '=', sourceId)
-      .executeTakeFirst();
-    switch (source?.type) {
-      case 'url':
-        return fetchUrlSource(context, source);
-      case 'crawl':
-      case 'sitemap':
-        return runCrawlSource(context, source);
-      case 'sql':
-        return runSqlSource(context, source);
-      default:
-        return; // deleted meanwhile, or a type nothing fetches
+    try {
+      await fetchSource(sourceId, context);
+    } catch (error) {
+      // Without this, a fetch that keeps throwing would leave the source `fetching` for good.
+      if (context.attempt > FETCH_RETRY_LIMIT) {
+        context.log.error({ err: error, sourceId }, 'source fetch failed; giving up');
+        await failRun(
+          context.db,
+          sourceId,
+          'failed: the fetch stopped on an internal error (see the server log)',
+        );
+      }
+      throw error;
     }
   },
 });
+
+/** Fetches the source by its type. */
+async function fetchSource(sourceId: string, context: JobContext): Promise<void> {
+  const source = await context.db
+    .selectFrom('sources')
+    .select(['id', 'workspace_id', 'agent_id', 'type', 'config'])
+    .where('id', '=', sourceId)
+    .executeTakeFirst();
+  switch (source?.type) {
+    case 'url':
+      return fetchUrlSource(context, source);
+    case 'crawl':
+    case 'sitemap':
+      return runCrawlSource(context, source);
+    case 'sql':
+      return runSqlSource(context, source);
+    default:
+      return; // deleted meanwhile, or a type nothing fetches
+  }
+}
 
 /** Fetches a `url` source's one page and stores it as the source's one document. */
 async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<void> {
@@ -134,6 +156,11 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
         }),
       },
     ]);
-    await finishRun(trx, sourceId, { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] });
+    await finishRun(
+      trx,
+      sourceId,
+      { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] },
+      context.embeddings?.key,
+    );
   });
 }
