@@ -2,7 +2,9 @@
 // Runs the test suite with node's test runner (through tsx, on the TypeScript sources).
 // Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: every workspace)
 // Prepares one migrated database template per run, passes it to the test files through the
-// environment, and closes with a plain "N passed, N failed" line.
+// environment, and closes with a plain "N passed, N failed" line. Each file runs in its own
+// process and fails (killed, counted as cancelled) when it runs longer than TEST_FILE_TIMEOUT_MS
+// (default 10 minutes), so one stuck file fails loudly instead of hanging the run.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -21,6 +23,13 @@ const defaultDirs = [
 ];
 const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultDirs;
 const node = process.execPath;
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS || 10 * 60 * 1000);
+if (!Number.isInteger(fileTimeoutMs) || fileTimeoutMs <= 0) {
+  console.error(
+    `TEST_FILE_TIMEOUT_MS must be a positive number of milliseconds, not ${process.env.TEST_FILE_TIMEOUT_MS}`,
+  );
+  process.exit(1);
+}
 const tsxArgs = ['--conditions=source', '--import', 'tsx'];
 
 function collect(dir, out) {
@@ -79,6 +88,9 @@ const run = spawnSync(
     ...tsxArgs,
     '--test',
     '--test-concurrency=2',
+    // Under --test every file is one top-level test of the runner: this is the per-file limit
+    // (and, inherited, the limit of each test inside it).
+    `--test-timeout=${fileTimeoutMs}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',
