@@ -46,6 +46,7 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
           },
           log: request.log,
           now: deps.clock,
+          baseUrl: deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`,
         });
         if (failed) throw new AppError('answer_failed');
         return { data: answer };
@@ -96,6 +97,7 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
             log: request.log,
             now: deps.clock,
             signal: abort.signal,
+            baseUrl: deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`,
           });
         } catch (error) {
           request.log.error({ err: error }, 'answer failed');
