@@ -137,6 +137,14 @@ describe('the hidden prompt', () => {
     assert.deepEqual(tty.input.rawModes, [true, false]);
   });
 
+  test('a line typed ahead is kept for the next prompt (CRLF is one Enter)', async () => {
+    const tty = terminal();
+    tty.input.write('first pw\r\nsecond pw\r');
+    assert.equal(await promptHidden('Password: ', tty.input, tty.output), 'first pw');
+    assert.equal(await promptHidden('Repeat: ', tty.input, tty.output), 'second pw');
+    assert.equal(tty.written(), 'Password: \nRepeat: \n');
+  });
+
   test('Ctrl-C cancels with an error and restores the terminal', async () => {
     const tty = terminal();
     const answer = promptHidden('Password: ', tty.input, tty.output);

@@ -39,9 +39,15 @@ export function promptHidden(
       output.write('\n');
     };
     const onData = (chunk: Buffer | string) => {
-      for (const char of String(chunk)) {
+      const chars = Array.from(String(chunk));
+      for (const [index, char] of chars.entries()) {
         if (char === '\r' || char === '\n' || char === '\u0004') {
           finish();
+          // Typed ahead (or pasted): what follows this line is the next prompt's.
+          const rest = chars
+            .slice(char === '\r' && chars[index + 1] === '\n' ? index + 2 : index + 1)
+            .join('');
+          if (rest !== '') input.unshift(Buffer.from(rest));
           resolve(value);
           return;
         }
