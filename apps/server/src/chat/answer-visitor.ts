@@ -24,6 +24,8 @@ export async function answerVisitor(options: {
   log: FastifyBaseLogger;
   now: () => Date;
   signal?: AbortSignal;
+  /** Where the visitor reached the service: the base of its own pages' citation URLs. */
+  baseUrl?: string | undefined;
 }): Promise<TWidgetAnswer> {
   const { deps, caller } = options;
   const db = deps.database.db;
@@ -49,6 +51,7 @@ export async function answerVisitor(options: {
       embeddings: deps.embeddings ?? null,
       now: options.now(),
       onError: (error, what) => options.log.warn({ err: error }, what),
+      baseUrl: options.baseUrl,
     }),
     resolveProvider({ db, config: deps.config, workspaceId: caller.workspaceId }),
     modelHistory(db, caller, questionId),

@@ -56,6 +56,7 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
           },
           log: request.log,
           now: deps.clock,
+          baseUrl: deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`,
         });
         if (failed) throw new AppError('answer_failed');
         return { data: answer };
@@ -106,6 +107,7 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
             log: request.log,
             now: deps.clock,
             signal: abort.signal,
+            baseUrl: deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`,
           });
         } catch (error) {
           logRequestError(request.log, error, toAppError(error));
