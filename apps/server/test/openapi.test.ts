@@ -132,7 +132,7 @@ describe('OpenAPI document', () => {
         [{ bearerAuth: [] }, { sessionCookie: [] }],
         `${route.method} ${route.openapi}`,
       );
-      for (const status of ['401', '403', '422']) {
+      for (const status of ['401', '403', '422', '429']) {
         assert.ok(op.responses[status], `${route.method} ${route.openapi} lacks ${status}`);
       }
       if (route.openapi.endsWith('{id}')) {
