@@ -110,7 +110,7 @@ export async function createApp(
   app.addHook('onClose', () => limits.close());
   await limits.ready();
   await app.register(sessionRoutes(deps, limits), { prefix: '/api/v1/admin/session' });
-  await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
+  await app.register(adminSurface(deps, limits), { prefix: '/api/v1/admin' });
   await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
   await app.register(widgetSurface(deps, limits));
   await app.register(publicKbRoutes(deps));

@@ -138,7 +138,7 @@ describe('OpenAPI document', () => {
       if (JSON.stringify(op.security) !== JSON.stringify([{ bearerAuth: [] }, { sessionCookie: [] }])) {
         problems.push(`${name}: security ${JSON.stringify(op.security)}`);
       }
-      for (const status of ['401', '403', '422']) {
+      for (const status of ['401', '403', '422', '429']) {
         if (!op.responses[status]) problems.push(`${name} lacks ${status}`);
       }
       if (path.endsWith('{id}')) {

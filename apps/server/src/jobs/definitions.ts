@@ -2,6 +2,7 @@ import { deliverWebhookJob } from './deliver-webhook.js';
 import { embedChunksJob } from './embed-chunks.js';
 import { fetchSourceJob } from './fetch-source.js';
 import { indexDocumentJob } from './index-document.js';
+import { maintainStoreJob } from './maintain-store.js';
 import { pushLeadJob } from './push-lead.js';
 import type { JobDefinition } from './queue.js';
 
@@ -15,4 +16,5 @@ export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [
   embedChunksJob,
   deliverWebhookJob,
   pushLeadJob,
+  maintainStoreJob,
 ];
