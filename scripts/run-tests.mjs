@@ -2,12 +2,14 @@
 // Runs the test suite with node's test runner (through tsx, on the TypeScript sources).
 // Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: every workspace)
 // Prepares one migrated database template per run, passes it to the test files through the
-// environment, and closes with a plain "N passed, N failed" line.
+// environment, and closes with a plain "N passed, N failed" line. Each file runs in its own
+// process and fails (killed, counted as cancelled) when it runs longer than TEST_FILE_TIMEOUT_MS
+// (default 10 minutes), so one stuck file fails loudly instead of hanging the run.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,6 +23,13 @@ const defaultDirs = [
 ];
 const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultDirs;
 const node = process.execPath;
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS || 10 * 60 * 1000);
+if (!Number.isInteger(fileTimeoutMs) || fileTimeoutMs <= 0) {
+  console.error(
+    `TEST_FILE_TIMEOUT_MS must be a positive number of milliseconds, not ${process.env.TEST_FILE_TIMEOUT_MS}`,
+  );
+  process.exit(1);
+}
 const tsxArgs = ['--conditions=source', '--import', 'tsx'];
 
 function collect(dir, out) {
@@ -44,8 +53,72 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// The browser tests drive a real Chromium (playwright-core brings no browser): find it first,
+// install it where that is possible (root with apt-get), else stop at once and say how.
+const browserDirs = [
+  join('apps', 'widget', 'test', 'browser'),
+  join('examples', 'demo-shop', 'test', 'browser'),
+];
+const isBrowserTest = (file) => browserDirs.some((dir) => file.includes(dir));
+if (process.env.SKIP_BROWSER_TESTS === '1' && files.some(isBrowserTest)) {
+  const left = files.filter(isBrowserTest);
+  files.splice(0, files.length, ...files.filter((file) => !isBrowserTest(file)));
+  console.log(`SKIP_BROWSER_TESTS=1: left out ${left.length} browser test files`);
+  if (files.length === 0) process.exit(0);
+}
+const chromiumPath = files.some(isBrowserTest) ? ensureChromium() : undefined;
+if (files.some(isBrowserTest) && !existsSync(join(root, 'apps/widget/dist/manifest.json'))) {
+  console.log('Building the widget first (the browser tests load the built bundle)');
+  const built = spawnSync(process.execPath, [join(root, 'apps/widget/scripts/build.mjs')], {
+    cwd: join(root, 'apps/widget'),
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) process.exit(1);
+}
+
+/** The Chromium the browser tests launch: CHROMIUM_PATH, else `chromium` on PATH, else apt's. */
+function findChromium() {
+  if (process.env.CHROMIUM_PATH)
+    return existsSync(process.env.CHROMIUM_PATH) ? process.env.CHROMIUM_PATH : null;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    for (const name of ['chromium', 'chromium-browser']) {
+      if (dir && existsSync(join(dir, name))) return join(dir, name);
+    }
+  }
+  return existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null;
+}
+
+/** Returns Chromium's path, installing it with apt-get when running as root, or exits with the fix. */
+function ensureChromium() {
+  const found = findChromium();
+  if (found) return found;
+  const onPath = (name) =>
+    (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, name)));
+  if (!process.env.CHROMIUM_PATH && process.getuid?.() === 0 && onPath('apt-get')) {
+    console.log('Chromium is missing: installing it with apt-get (the browser tests need it)');
+    const options = {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    };
+    const updated = spawnSync('apt-get', ['update', '-qq'], options);
+    const installed =
+      updated.status === 0 &&
+      spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], options).status === 0;
+    const after = installed ? findChromium() : null;
+    if (after) return after;
+  }
+  const where = process.env.CHROMIUM_PATH
+    ? `at CHROMIUM_PATH=${process.env.CHROMIUM_PATH}`
+    : 'on this machine';
+  console.error(
+    `Chromium is not installed ${where}: the browser tests need it. Install it (sudo apt-get install chromium, or set CHROMIUM_PATH to its executable) or run without them: SKIP_BROWSER_TESTS=1 npm test`,
+  );
+  process.exit(1);
+}
+
 const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const env = { ...process.env, TEST_RUN_ID: runId };
+if (chromiumPath) env.CHROMIUM_PATH = chromiumPath;
 // The server's tests and the widget's browser tests (which run the real service) need the database template.
 const needsDatabase = files.some(
   (file) =>
@@ -79,6 +152,9 @@ const run = spawnSync(
     ...tsxArgs,
     '--test',
     '--test-concurrency=2',
+    // Under --test every file is one top-level test of the runner: this is the per-file limit
+    // (and, inherited, the limit of each test inside it).
+    `--test-timeout=${fileTimeoutMs}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',

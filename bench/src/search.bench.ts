@@ -61,6 +61,7 @@ import {
   type Target,
   timed,
 } from './support/retrieval-store.js';
+import { churnDocuments, runMaintenance, tableStats, timeAnalyze } from './support/store-churn.js';
 
 const SIZES = positiveIntegers(argument('sizes'), [10_000, 100_000], '--sizes');
 const QUERIES = positiveIntegers(argument('queries'), [240], '--queries')[0] ?? 240;
@@ -74,6 +75,12 @@ const LIMIT = 8;
 /** The issue's target: hybrid p95 at 100k chunks on the embedded store. */
 const TARGET_P95_MS = 30;
 const TARGET_SIZE = 100_000;
+/**
+ * `--churn <percent>`: at the largest size, instead of a bare ANALYZE, re-index that share of
+ * the documents (dead rows, as a running store gets them), measure, run the maintenance job's
+ * table pass, measure again.
+ */
+const CHURN_PERCENT = positiveIntegers(argument('churn'), [0], '--churn')[0] ?? 0;
 
 const embedder = createHashedEmbedder();
 
@@ -351,6 +358,30 @@ async function compareDefaultCache(rs: RetrievalStore, queries: readonly BenchQu
   );
 }
 
+/**
+ * Re-indexes CHURN_PERCENT of the documents, measures, runs the maintenance job's pass (dead
+ * rows and sizes before and after, each table's hold time), measures again, then times plain
+ * ANALYZE table by table. Prints hybrid p95 before and after side by side.
+ */
+async function churnAndMaintain(rs: RetrievalStore, queries: readonly BenchQuery[]): Promise<string[]> {
+  const churn = await timed(() => churnDocuments(rs, rs.agent, CHURN_PERCENT / 100, embedder, 3));
+  console.log(
+    `\n  churn: re-indexed ${churn.result.documents} documents (${churn.result.chunks} chunks, ` +
+      `${CHURN_PERCENT} %) and re-embedded in ${(churn.ms / 1000).toFixed(1)} s\n`,
+  );
+  console.log(await tableStats(rs.db));
+  const before = report('after churn, before the maintenance job', await measure(rs, queries));
+  await runMaintenance(rs.db);
+  console.log(`\n${await tableStats(rs.db)}`);
+  const after = report('after the maintenance job', await measure(rs, queries));
+  await timeAnalyze(rs.db);
+  console.log(
+    `\nHybrid p95 after churn: before the maintenance job ${formatMs(before.p95)} ms, ` +
+      `after ${formatMs(after.p95)} ms (${formatRatio(after.p95 / before.p95)})`,
+  );
+  return [...before.problems, ...after.problems];
+}
+
 async function main(): Promise<number> {
   const cpuList = cpus();
   console.log(
@@ -368,6 +399,10 @@ async function main(): Promise<number> {
     const rs = await prepare(size);
     try {
       const asInstalled = report(`${size} chunks, as installed (no ANALYZE)`, await measure(rs, queries));
+      if (CHURN_PERCENT > 0 && size === largest) {
+        problems.push(...asInstalled.problems, ...(await churnAndMaintain(rs, queries)));
+        continue;
+      }
       const analyze = await timed(() => sql`analyze`.execute(rs.db));
       console.log(`\n  ANALYZE took ${(analyze.ms / 1000).toFixed(1)} s`);
       const analyzedSamples = await measure(rs, queries);

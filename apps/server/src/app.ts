@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
 import { AppError } from './errors/app-error.js';
@@ -10,6 +10,7 @@ import { handleFrameworkError, registerErrorHandling } from './http/error-handle
 import { createRateLimits } from './http/rate-limit.js';
 import { generateRequestId } from './http/request-id.js';
 import { securityHeadersPlugin } from './http/security-headers.js';
+import { storableTextValidatorCompiler } from './http/storable-text.js';
 import { createLogger } from './logger.js';
 import { SESSION_COOKIE } from './services/accounts/admin-sessions.js';
 import { adminSurface } from './surfaces/admin/index.js';
@@ -44,7 +45,8 @@ export async function createApp(
     frameworkErrors: handleFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
-  app.setValidatorCompiler(validatorCompiler);
+  // zod, behind one rule for every route: no NUL or lone surrogate in any input string.
+  app.setValidatorCompiler(storableTextValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: a text/plain body to a JSON route is a 415, not a confusing validation error.
   app.removeContentTypeParser('text/plain');
@@ -99,7 +101,7 @@ export async function createApp(
   app.addHook('onClose', () => limits.close());
   await limits.ready();
   await app.register(sessionRoutes(deps, limits), { prefix: '/api/v1/admin/session' });
-  await app.register(adminSurface(deps), { prefix: '/api/v1/admin' });
+  await app.register(adminSurface(deps, limits), { prefix: '/api/v1/admin' });
   await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
   await app.register(widgetSurface(deps, limits));
   await app.register(publicKbRoutes(deps));

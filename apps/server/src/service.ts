@@ -11,6 +11,7 @@ import { withStartupLock } from './db/startup-lock.js';
 import { embeddingProviderFor } from './embeddings/index.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
+import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
 import { type JobDefinition, JobQueue, type JobServices } from './queue/job-queue.js';
 import { hasNoUsers } from './services/accounts/bootstrap.js';
 import { seedDemo } from './services/ops/demo-seed.js';
@@ -80,6 +81,13 @@ export async function startService(
       const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
       if (agents > 0)
         log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
+      const maintenance = scheduleStoreMaintenance({
+        mode: database.mode,
+        queue,
+        intervalMinutes: config.storeMaintenanceIntervalMinutes,
+        log,
+      });
+      cleanups.push(async () => maintenance.stop());
     }
 
     let app: FastifyInstance | null = null;

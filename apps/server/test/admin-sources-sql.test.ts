@@ -7,6 +7,14 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import pino from 'pino';
 import { expectData, expectValidation } from './support/http.js';
+import {
+  localPostgresUrl,
+  LOCAL_MARIADB as MARIADB,
+  LOCAL_MARIADB_ALLOW as MARIADB_ALLOW,
+  LOCAL_POSTGRES as PG,
+  LOCAL_POSTGRES_ALLOW as PG_ALLOW,
+  unreachable,
+} from './support/local-databases.js';
 import { createAgent } from './support/site-sync.js';
 import {
   completeJobs,
@@ -19,7 +27,12 @@ import {
 import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 
 // Both databases are the machine's own, on loopback; SAFE_URL_ALLOW lets the guard through to them.
-const PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+// A server that does not answer skips its tests by name (checked before the suite starts, so
+// nothing waits on a client that never connected).
+const PG_SKIP = await unreachable('PostgreSQL', PG);
+const MARIADB_SKIP = await unreachable('MariaDB', MARIADB);
+/** A loopback port neither server listens on, and so not in SAFE_URL_ALLOW. */
+const UNLISTED_PORT = [5433, 5434, 5435].find((port) => port !== PG.port && port !== MARIADB.port) ?? 5436;
 const PASSWORD = 'Sekrit-Pa55word-9c1f';
 const SCHEMA = `sqlsrc_${process.pid}_${Date.now()}`;
 
@@ -43,7 +56,7 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
   let t: TestApp;
   let acme: Tenant;
   let agentId: string;
-  let admin: pg.Client;
+  let admin: pg.Client | undefined;
   const logLines: string[] = [];
   const log = pino(
     { level: 'trace' },
@@ -61,8 +74,9 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
     type: 'sql',
     engine: 'postgres',
     host: '127.0.0.1',
-    database: 'postgres',
-    user: 'postgres',
+    port: PG.port,
+    database: PG.database,
+    user: PG.user,
     password: PASSWORD,
     query,
     title_column: 'name',
@@ -77,17 +91,25 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
       ZSearchResult,
     );
 
+  /** The seeding connection to PostgreSQL (only the tests that run with it reachable use it). */
+  const seeded = (): pg.Client => {
+    if (!admin) throw new Error('PostgreSQL was not seeded');
+    return admin;
+  };
+
   before(async () => {
-    t = await createTestApp({ env: { SAFE_URL_ALLOW: '127.0.0.1:5432,127.0.0.1:3306' } });
+    t = await createTestApp({ env: { SAFE_URL_ALLOW: [...PG_ALLOW, ...MARIADB_ALLOW].join(',') } });
     acme = await seedTenant(t, 'Acme');
     agentId = await createAgent(t, acme);
-    admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`create schema ${SCHEMA}`);
-    await admin.query(
+    if (PG_SKIP) return;
+    const client = new pg.Client({ connectionString: localPostgresUrl(), connectionTimeoutMillis: 10_000 });
+    await client.connect();
+    admin = client;
+    await client.query(`create schema ${SCHEMA}`);
+    await client.query(
       `create table ${SCHEMA}.products (sku text primary key, name text, description text, link text, price numeric)`,
     );
-    await admin.query(
+    await client.query(
       `insert into ${SCHEMA}.products values
         ('TT-1', 'Ridge Runner', 'Trail shoe with a rock plate and deep lugs for muddy descents.', 'https://shop.example.com/ridge', 129),
         ('TT-2', 'Harbour Slip', 'Canvas deck shoe, machine washable at thirty degrees.', 'https://shop.example.com/harbour', 59),
@@ -95,25 +117,27 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
     );
   });
   after(async () => {
-    await admin.query(`drop schema if exists ${SCHEMA} cascade`);
-    await admin.end();
+    await admin?.query(`drop schema if exists ${SCHEMA} cascade`);
+    await admin?.end();
     await t.close();
   });
 
-  test('rows become documents, searchable; the password is sealed and never stored, shown or logged', async () => {
+  test('rows become documents, searchable; the password is sealed and never stored, shown or logged', {
+    skip: PG_SKIP,
+  }, async () => {
     const res = await create(
       pgSource(`SELECT sku, name, description, link, price FROM ${SCHEMA}.products ORDER BY sku;`),
     );
     const source = expectData(res, 201, ZSource);
     assert.equal(source.type, 'sql');
     assert.equal(source.status, 'queued');
-    assert.equal(source.name, 'postgres://127.0.0.1/postgres');
+    assert.equal(source.name, `postgres://127.0.0.1/${PG.database}`);
     assert.deepEqual(source.config, {
       engine: 'postgres',
       host: '127.0.0.1',
-      port: 5432,
-      database: 'postgres',
-      user: 'postgres',
+      port: PG.port,
+      database: PG.database,
+      user: PG.user,
       query: `SELECT sku, name, description, link, price FROM ${SCHEMA}.products ORDER BY sku`,
       ssl: false,
       title_column: 'name',
@@ -163,7 +187,9 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
     assert.ok(!list.body.includes(PASSWORD) && !list.body.includes('password_sealed'));
   });
 
-  test('re-index re-reads the rows: a changed row is re-indexed, a deleted row removed, others untouched', async () => {
+  test('re-index re-reads the rows: a changed row is re-indexed, a deleted row removed, others untouched', {
+    skip: PG_SKIP,
+  }, async () => {
     const source = expectData(
       await create(pgSource(`SELECT sku, name, description, link FROM ${SCHEMA}.products`)),
       201,
@@ -174,10 +200,10 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
     await completeJobs(t, 'fetch-source', source.id);
     const before = new Map((await documentsOfSource(t, source.id)).map((doc) => [doc.external_id, doc]));
 
-    await admin.query(
+    await seeded().query(
       `update ${SCHEMA}.products set description = 'Now with a wider toe box.' where sku = 'TT-2'`,
     );
-    await admin.query(`delete from ${SCHEMA}.products where sku = 'TT-3'`);
+    await seeded().query(`delete from ${SCHEMA}.products where sku = 'TT-3'`);
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/v1/admin/sources/${source.id}/reindex`,
@@ -198,7 +224,9 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
     assert.equal(shown.progress.last_run?.removed, 1);
   });
 
-  test('anything but one read-only SELECT is 422 with the reason, and nothing is stored', async () => {
+  test('anything but one read-only SELECT is 422 with the reason, and nothing is stored', {
+    skip: PG_SKIP,
+  }, async () => {
     const count = async () =>
       Number(
         (
@@ -229,7 +257,7 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
       assert.ok(!res.body.includes(PASSWORD));
     }
     assert.equal(await count(), before);
-    const rows = await admin.query(`select count(*)::int as n from ${SCHEMA}.products`);
+    const rows = await seeded().query(`select count(*)::int as n from ${SCHEMA}.products`);
     assert.ok(rows.rows[0].n >= 2, 'the table is intact');
   });
 
@@ -240,11 +268,8 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
       ['127.0.0.1', /^refused: /], // loopback on a port SAFE_URL_ALLOW does not list
       ['db.internal', /^refused: /],
     ] as const) {
-      const source = expectData(
-        await create(pgSource('SELECT 1 AS sku', { host, port: host === '127.0.0.1' ? 5433 : 5432 })),
-        201,
-        ZSource,
-      );
+      const port = host === '127.0.0.1' ? UNLISTED_PORT : 5432;
+      const source = expectData(await create(pgSource('SELECT 1 AS sku', { host, port })), 201, ZSource);
       await runFetchJob(t, source.id);
       const row = await sourceRow(t, source.id);
       assert.equal(row.status, 'failed', host);
@@ -279,15 +304,16 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
     assert.match(row.error ?? '', /cannot be decrypted/);
   });
 
-  test('MariaDB: rows become documents through the mysql protocol', async (ctx) => {
+  test('MariaDB: rows become documents through the mysql protocol', { skip: MARIADB_SKIP }, async (ctx) => {
     let conn: mysql.Connection;
     try {
       conn = await mysql.createConnection({
-        host: '127.0.0.1',
-        port: 3306,
-        user: 'root',
-        password: '',
-        database: 'test',
+        host: MARIADB.host,
+        port: MARIADB.port,
+        user: MARIADB.user,
+        password: MARIADB.password,
+        database: MARIADB.database,
+        connectTimeout: 10_000,
       });
     } catch (error) {
       ctx.skip(`MariaDB is not reachable: ${String(error)}`);
@@ -304,9 +330,10 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
           type: 'sql',
           engine: 'mysql',
           host: '127.0.0.1',
-          database: 'test',
-          user: 'root',
-          password: '',
+          port: MARIADB.port,
+          database: MARIADB.database,
+          user: MARIADB.user,
+          password: MARIADB.password,
           query: `SELECT id, question, answer FROM ${table}`,
           id_column: 'id',
           title_column: 'question',
@@ -314,7 +341,7 @@ describe('admin API: sql sources (PostgreSQL and MariaDB on loopback)', () => {
         201,
         ZSource,
       );
-      assert.equal((source as TSource).config.port, 3306);
+      assert.equal((source as TSource).config.port, MARIADB.port);
       await runFetchJob(t, source.id);
       const row = await sourceRow(t, source.id);
       assert.equal(row.error, null);

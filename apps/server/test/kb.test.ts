@@ -196,7 +196,40 @@ describe('knowledge base: admin CRUD and public pages', () => {
       /<a href="https:\/\/carrier\.example\/track" rel="nofollow noopener noreferrer">Carrier<\/a>/,
     );
     assert.doesNotMatch(res.body, /href="javascript:/i);
-    assert.match(res.body, /&lt;img src=x onerror=alert\(1\)&gt;/);
+    // The raw <img> is stripped, not shown as escaped text.
+    assert.doesNotMatch(res.body, /onerror|&lt;img|<img/);
+  });
+
+  test('raw HTML in an article body is stripped on the public page: tags and script bodies gone, text kept', async () => {
+    const hostile = [
+      'Intro <b>kept</b> and <span class="x">kept too</span>.',
+      '<SCRIPT>steal(document.cookie)</SCRIPT>',
+      'inline <ScRiPt>steal(1)</sCrIpT> gone',
+      '<iframe src="javascript:steal(2)"></iframe>',
+      '<svg\n  onload="steal(3)"\n  width=1>',
+      '<div>\nin a <i>div</i>\n<script>\nsteal(4)\n</script>\n</div>',
+      '<!-- <img src=x onerror=steal(5)> -->',
+      '<!-->after an empty comment',
+      '<![CDATA[<script>steal(6)</script>]]>',
+      '<<b>script>steal(7)<</b>/script>',
+      'Use `<script>` in code.',
+      '<script>steal(8)',
+    ].join('\n\n');
+    await create(acme, { title: 'Hostile', slug: 'hostile', body_markdown: hostile, is_published: true });
+    const res = await t.app.inject({ url: `/kb/${acme.workspace.slug}/hostile` });
+    assertHtmlPage(res, 200);
+    const body = res.body.slice(res.body.indexOf('</h1>'));
+    assert.doesNotMatch(body, /steal|onload|onerror|<iframe|<svg|<img|<div|<span|<b>|<i>|CDATA|<!--/i);
+    assert.doesNotMatch(
+      body.replace(/<code>[^<]*<\/code>/g, ''),
+      /&lt;|&gt;/,
+      'no tag shown as escaped text',
+    );
+    assert.match(body, /<p>Intro kept and kept too\.<\/p>/);
+    assert.match(body, /<p>inline {2}gone<\/p>/);
+    assert.match(body, /<p>in a div<\/p>/);
+    assert.match(body, /<p>after an empty comment<\/p>/);
+    assert.match(body, /<p>Use <code>&lt;script&gt;<\/code> in code\.<\/p>/);
   });
 
   test('unpublished, unknown, and other-workspace articles answer the same 404 page', async () => {

@@ -244,3 +244,100 @@ describe(`job queue draining (${TEST_ENGINE})`, () => {
     }
   });
 });
+
+describe(`job queue: an invalid payload among valid ones (${TEST_ENGINE})`, () => {
+  /** Starts a queue with one recording job on a fresh database and enqueues `jobs` in order. */
+  async function setUp(name: string, jobs: Array<{ valid: string } | { invalid: number }>) {
+    const database = await createTestDatabase();
+    const done: string[] = [];
+    const job = defineJob({
+      name,
+      payload: ZDocPayload,
+      retryLimit: 0,
+      async handle(payload) {
+        done.push(payload.docId);
+      },
+    });
+    // Another build enqueues the same job name; its payloads may be ones this build cannot parse.
+    const foreign = defineJob({
+      name,
+      payload: z.object({ docId: z.union([z.string(), z.number()]) }),
+      retryLimit: 0,
+      async handle() {},
+    });
+    const sender = await JobQueue.start({
+      pool: database.pool,
+      db: database.db,
+      log,
+      definitions: [foreign],
+      maintenance: false,
+    });
+    try {
+      for (const entry of jobs) {
+        await sender.send(foreign, { docId: 'valid' in entry ? entry.valid : entry.invalid });
+      }
+    } finally {
+      await sender.stop(1_000);
+    }
+    const queue = await JobQueue.start({
+      pool: database.pool,
+      db: database.db,
+      log,
+      definitions: [job],
+      maintenance: false,
+    });
+    return {
+      queue,
+      done,
+      async close() {
+        await queue.stop(5_000);
+        await database.close();
+      },
+    };
+  }
+
+  test('in one batch, the valid jobs after an invalid one all run; the invalid one completes unrun', async () => {
+    // pg-boss hands a batch over in no set order: with nine valid jobs beside the invalid one,
+    // some valid ones come after it in all but one order in ten.
+    const valid = Array.from({ length: 9 }, (_, i) => `b${i}`);
+    const { queue, done, close } = await setUp('test-batch', [
+      { invalid: 1 },
+      ...valid.map((docId) => ({ valid: docId })),
+    ]);
+    try {
+      const dropped = logLines.filter((line) => line.includes('job payload is invalid')).length;
+      await queue.work({ pollingIntervalSeconds: 60, batchSize: 10 });
+      await eventually(
+        'the batch to complete',
+        async () => (await queue.countJobs('test-batch', 'completed')) === 10,
+      );
+      assert.deepEqual([...done].sort(), valid);
+      assert.equal(await queue.countJobs('test-batch', 'failed'), 0);
+      assert.equal(
+        logLines.filter((line) => line.includes('job payload is invalid')).length,
+        dropped + 1,
+        'the invalid job is logged once',
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  test('after an invalid job the worker is woken at once for the next one, not after a polling interval', async () => {
+    const { queue, done, close } = await setUp('test-wake', [
+      { valid: 'w0' },
+      { invalid: 2 },
+      { valid: 'w1' },
+      { valid: 'w2' },
+    ]);
+    try {
+      // A 60 s interval: a worker left asleep after the invalid job would not finish in time.
+      await queue.work({ pollingIntervalSeconds: 60 });
+      await eventually('the jobs after the invalid one to run', async () => done.length === 3, 20_000);
+      assert.deepEqual(done, ['w0', 'w1', 'w2']);
+      assert.equal(await queue.countJobs('test-wake', 'completed'), 4);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TSearchHit, ZSearchResult } from '@service/contract';
+import { isStorableText, type TSearchHit, ZSearchResult } from '@service/contract';
 import { sql } from 'kysely';
 import { orTsQuery } from '../src/retrieval/query-terms.js';
 import { correctionsQuery } from '../src/retrieval/vocabulary.js';
@@ -293,11 +293,12 @@ describe('admin API: hybrid search over an agent', () => {
     );
   });
 
-  test('hostile query strings answer 200 and leave every table intact', async () => {
+  test('hostile query strings answer 200 (422 for blank or unstorable text) and leave every table intact', async () => {
     const before = await tableCounts();
     for (const query of HOSTILE) {
       const res = await search(site.agentId, { query });
-      if (query.trim() === '') {
+      // Blank text, and NUL or an unpaired surrogate (text the database cannot hold), are refused.
+      if (query.trim() === '' || !isStorableText(query)) {
         expectValidation(res, ['query']);
         continue;
       }

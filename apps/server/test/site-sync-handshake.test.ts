@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { bearer, expectData, expectError, expectValidation } from './support/http.js';
 import {
@@ -166,6 +167,44 @@ describe('site integration: handshake', () => {
       .where('site_url', '=', 'https://brand-new.example.com')
       .execute();
     assert.deepEqual(sources, []);
+  });
+
+  test('writes last_used_at exactly once per handshake (none within the minute after), the answer unchanged', async () => {
+    // Every write to the token's row is logged by a trigger, so a second writer would show.
+    await sql`create table if not exists test_token_writes (token_id text not null, last_used_at timestamptz)`.execute(
+      t.database.db,
+    );
+    await sql`create or replace function test_log_token_write() returns trigger language plpgsql as $$
+      begin insert into test_token_writes values (new.id, new.last_used_at); return new; end $$`.execute(
+      t.database.db,
+    );
+    await sql`create trigger test_token_writes after update on api_tokens
+      for each row execute function test_log_token_write()`.execute(t.database.db);
+    try {
+      await t.database.db
+        .updateTable('api_tokens')
+        .set({ last_used_at: null })
+        .where('id', '=', site.tokenId)
+        .execute();
+      await sql`delete from test_token_writes`.execute(t.database.db);
+      const writes = async () =>
+        (await sql<{ token_id: string }>`select token_id from test_token_writes`.execute(t.database.db)).rows;
+      const body = { site_url: 'https://shop.example.com', plugin_version: '1.2.0', commerce_active: false };
+      const first = expectData(await handshake(site.token, body), 200, ZExactHandshake);
+      assert.deepEqual(await writes(), [{ token_id: site.tokenId }], 'one write: last_used_at');
+      const stored = await t.database.db
+        .selectFrom('api_tokens')
+        .select('last_used_at')
+        .where('id', '=', site.tokenId)
+        .executeTakeFirstOrThrow();
+      assert.ok(stored.last_used_at instanceof Date);
+      // A second handshake within the minute writes nothing and answers the same.
+      const second = expectData(await handshake(site.token, body), 200, ZExactHandshake);
+      assert.deepEqual(second, first);
+      assert.equal((await writes()).length, 1, 'no write within the minute');
+    } finally {
+      await sql`drop trigger test_token_writes on api_tokens`.execute(t.database.db);
+    }
   });
 
   test('invalid handshake bodies → 422 naming the field; nothing written', async () => {

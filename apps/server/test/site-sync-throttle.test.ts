@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { bearer, expectError, tokenIdOf } from './support/http.js';
+import { serverOf, unreachable } from './support/local-databases.js';
 import { createSite, type Site, samplePost, snapshot, target, wpPost } from './support/site-sync.js';
 import { createTestApp, injectJson, issueToken, type TestApp } from './support/test-app.js';
 
@@ -12,9 +13,13 @@ const HANDSHAKE = { site_url: 'https://shop.example.com', plugin_version: '1.2.0
 const stores: Array<[string, Record<string, string>]> = [['memory', {}]];
 const redisUrl = process.env.TEST_REDIS_URL;
 if (redisUrl) stores.push(['redis', { REDIS_URL: redisUrl }]);
+/** Set but not answering: the Redis suite skips by name instead of failing after ioredis' retries. */
+const redisSkip = redisUrl ? await unreachable('Redis', serverOf(redisUrl, 6379)) : false;
 
 for (const [store, env] of stores) {
-  describe(`site integration: 60 requests per minute per token (${store})`, () => {
+  describe(`site integration: 60 requests per minute per token (${store})`, {
+    skip: store === 'redis' && redisSkip,
+  }, () => {
     let t: TestApp;
     let site: Site;
     let redis: Redis | null = null;

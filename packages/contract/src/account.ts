@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storable, zStorableJson, zText } from './text.js';
 
 /** Workspace roles, strongest first. */
 export const MEMBERSHIP_ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
@@ -9,18 +10,18 @@ export type TMembershipRole = z.infer<typeof ZMembershipRole>;
 export const USER_ROLES = ['user', 'admin'] as const;
 
 /** A workspace. */
-export const ZWorkspace = z.object({ id: z.string(), name: z.string(), slug: z.string() });
+export const ZWorkspace = z.object({ id: zText(), name: zText(), slug: zText() });
 export type TWorkspace = z.infer<typeof ZWorkspace>;
 
 /** A user as the admin API shows it. */
 export const ZUser = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
+  id: zText(),
+  email: zText(),
+  name: zText(),
   role: z.enum(USER_ROLES),
   byok_enabled: z.boolean(),
-  default_workspace_id: z.string().nullable(),
-  created_at: z.string(),
+  default_workspace_id: zText().nullable(),
+  created_at: zText(),
 });
 export type TUser = z.infer<typeof ZUser>;
 
@@ -29,37 +30,37 @@ export type TUser = z.infer<typeof ZUser>;
  * `default_workspace_id` are privileged and never accepted here (unknown keys are rejected).
  */
 export const ZProfileUpdate = z.strictObject({
-  name: z.string().trim().max(120).optional(),
-  email: z.email().max(254).optional(),
+  name: zText().trim().max(120).optional(),
+  email: storable(z.email().max(254)).optional(),
 });
 export type TProfileUpdate = z.infer<typeof ZProfileUpdate>;
 
 /** An audit record: who did what to which target. */
 export const ZAuditLog = z.object({
-  id: z.string(),
-  actor_type: z.string(),
-  actor_id: z.string().nullable(),
-  action: z.string(),
-  target_type: z.string().nullable(),
-  target_id: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  request_id: z.string().nullable(),
-  created_at: z.string(),
+  id: zText(),
+  actor_type: zText(),
+  actor_id: zText().nullable(),
+  action: zText(),
+  target_type: zText().nullable(),
+  target_id: zText().nullable(),
+  metadata: z.record(zText(), zStorableJson()),
+  request_id: zText().nullable(),
+  created_at: zText(),
 });
 export type TAuditLog = z.infer<typeof ZAuditLog>;
 
 /** A six-digit code from an authenticator app. */
-const ZTotpCode = z.string().regex(/^\d{6}$/, 'A code is six digits.');
+const ZTotpCode = zText().regex(/^\d{6}$/, 'A code is six digits.');
 /** A recovery code (`xxxxx-xxxxx`; case, spaces and the dash do not matter). */
-const ZRecoveryCode = z.string().trim().min(10).max(20);
+const ZRecoveryCode = zText().trim().min(10).max(20);
 
 /**
  * Body of `POST /api/v1/admin/session` (sign in with a password). With two-factor on, also
  * `code` (from the authenticator app) or `recovery_code`.
  */
 export const ZSessionLogin = z.strictObject({
-  email: z.string().trim().min(1).max(254),
-  password: z.string().min(1).max(200),
+  email: zText().trim().min(1).max(254),
+  password: zText().min(1).max(200),
   code: ZTotpCode.optional(),
   recovery_code: ZRecoveryCode.optional(),
 });
@@ -69,23 +70,21 @@ export type TSessionLogin = z.infer<typeof ZSessionLogin>;
 export const ZAdminSession = z.object({
   user: ZUser,
   workspace: ZWorkspace,
-  csrf_token: z
-    .string()
-    .describe('Send it as the X-CSRF-Token header on every request that changes something'),
-  expires_at: z.string(),
+  csrf_token: zText().describe('Send it as the X-CSRF-Token header on every request that changes something'),
+  expires_at: zText(),
 });
 export type TAdminSession = z.infer<typeof ZAdminSession>;
 
 /** `GET /api/v1/admin/me/two-factor`: whether two-factor sign-in is on. */
 export const ZTwoFactorStatus = z.object({
   enabled: z.boolean(),
-  enabled_at: z.string().nullable(),
+  enabled_at: zText().nullable(),
   recovery_codes_left: z.number().int(),
 });
 export type TTwoFactorStatus = z.infer<typeof ZTwoFactorStatus>;
 
 /** `POST /api/v1/admin/me/two-factor`: the new secret and its otpauth:// address (for a QR code). */
-export const ZTwoFactorSetup = z.object({ secret: z.string(), otpauth_url: z.string() });
+export const ZTwoFactorSetup = z.object({ secret: zText(), otpauth_url: zText() });
 export type TTwoFactorSetup = z.infer<typeof ZTwoFactorSetup>;
 
 /** Body of `POST /api/v1/admin/me/two-factor/confirm`. */
@@ -100,4 +99,4 @@ export const ZTwoFactorDisable = z
   });
 
 /** The recovery codes, shown once when two-factor is turned on. */
-export const ZRecoveryCodes = z.object({ recovery_codes: z.array(z.string()) });
+export const ZRecoveryCodes = z.object({ recovery_codes: z.array(zText()) });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalizeAllowedOrigin } from './origin.js';
+import { zText } from './text.js';
 import { ZBehaviorRules, ZWidgetFeatureSettings } from './widget-settings.js';
 
 /** Site types an agent can have; `ecommerce` turns on product and coupon features. */
@@ -9,9 +10,7 @@ export const ZSiteType = z.enum(SITE_TYPES);
 /** Where the widget launcher sits. */
 export const LAUNCHER_POSITIONS = ['bottom-right', 'bottom-left'] as const;
 
-const ZColor = z
-  .string()
-  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Must be a hex colour such as #1a73e8.');
+const ZColor = zText().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Must be a hex colour such as #1a73e8.');
 
 /** The widget theme of an agent; every field is returned by widget init. */
 export const ZTheme = z.object({
@@ -19,7 +18,7 @@ export const ZTheme = z.object({
   primary: ZColor,
   accent: ZColor,
   radius: z.number().int().min(0).max(32),
-  launcher_label: z.string().trim().min(1).max(40),
+  launcher_label: zText().trim().min(1).max(40),
 });
 export type TTheme = z.infer<typeof ZTheme>;
 
@@ -33,15 +32,15 @@ export const DEFAULT_THEME: TTheme = Object.freeze({
 });
 
 /** A BCP 47-style language tag, stored lower case (`en`, `pt-br`). */
-export const ZLanguageTag = z
-  .string()
+export const ZLanguageTag = zText()
+
   .trim()
   .regex(/^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{2,8})*$/, 'Must be a language tag such as en or pt-BR.')
   .transform((tag) => tag.toLowerCase());
 
 /** The `allowed_origins` list: exact origins or `*`, normalised and de-duplicated. */
 export const ZAllowedOrigins = z
-  .array(z.string().max(300))
+  .array(zText().max(300))
   .max(50)
   .transform((entries, ctx) => {
     const out: string[] = [];
@@ -61,13 +60,13 @@ export const ZAllowedOrigins = z
   });
 
 const agentWritable = {
-  name: z.string().trim().min(1).max(120),
+  name: zText().trim().min(1).max(120),
   site_type: ZSiteType,
   language_default: ZLanguageTag.nullable(),
   is_published: z.boolean(),
   allowed_origins: ZAllowedOrigins,
   theme: ZTheme.partial().strict(),
-  system_prompt: z.string().max(8000),
+  system_prompt: zText().max(8000),
   behavior_rules: ZBehaviorRules,
   auto_index_pages: z.boolean(),
   widget_features: ZWidgetFeatureSettings.partial(),
@@ -94,14 +93,14 @@ export type TAgentUpdate = z.infer<typeof ZAgentUpdate>;
 
 /** An agent as the admin API returns it. */
 export const ZAgent = z.object({
-  id: z.string(),
-  name: z.string(),
+  id: zText(),
+  name: zText(),
   site_type: ZSiteType,
-  language_default: z.string().nullable(),
+  language_default: zText().nullable(),
   is_published: z.boolean(),
-  allowed_origins: z.array(z.string()),
+  allowed_origins: z.array(zText()),
   theme: ZTheme,
-  system_prompt: z.string(),
+  system_prompt: zText(),
   behavior_rules: ZBehaviorRules.describe(
     'Proactive triggers the widget registers (each fires once per page view)',
   ),
@@ -109,7 +108,7 @@ export const ZAgent = z.object({
     .boolean()
     .describe('Index the pages visitors chat from (explicitly allowed origins only)'),
   widget_features: ZWidgetFeatureSettings,
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: zText(),
+  updated_at: zText(),
 });
 export type TAgent = z.infer<typeof ZAgent>;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { ZAbility } from './abilities.js';
+import { zText } from './text.js';
 
 /** Body of `POST /api/v1/admin/tokens`. */
 export const ZApiTokenCreate = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: zText().trim().min(1).max(100),
   abilities: z
     .array(ZAbility)
     .min(1)
@@ -14,19 +15,19 @@ export type TApiTokenCreate = z.infer<typeof ZApiTokenCreate>;
 
 /** An API token as listed: never the plaintext, never the hash. */
 export const ZApiToken = z.object({
-  id: z.string(),
-  name: z.string(),
-  abilities: z.array(z.string()),
-  token_prefix: z.string().describe('The first characters of the plaintext, to recognise a token.'),
-  last_used_at: z.string().nullable(),
-  revoked_at: z.string().nullable(),
-  created_at: z.string(),
+  id: zText(),
+  name: zText(),
+  abilities: z.array(zText()),
+  token_prefix: zText().describe('The first characters of the plaintext, to recognise a token.'),
+  last_used_at: zText().nullable(),
+  revoked_at: zText().nullable(),
+  created_at: zText(),
 });
 export type TApiToken = z.infer<typeof ZApiToken>;
 
 /** The answer to token creation: the only time the plaintext is shown. */
 export const ZApiTokenCreated = ZApiToken.extend({
-  token: z.string(),
-  shopper_signing_secret: z.string(),
+  token: zText(),
+  shopper_signing_secret: zText(),
 });
 export type TApiTokenCreated = z.infer<typeof ZApiTokenCreated>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zStorableJson, zText } from './text.js';
 
 /** Conversation states: open (the bot answers), waiting (a human was asked for), claimed (an operator answers), closed. */
 export const CONVERSATION_STATUSES = ['open', 'waiting', 'claimed', 'closed'] as const;
@@ -22,39 +23,39 @@ export const VISITOR_TYPING_WINDOW_SECONDS = 5;
 
 /** Query of `GET /api/v1/admin/conversations`; `cursor` is `meta.next_cursor` of the previous page. */
 export const ZConversationListQuery = z.object({
-  agent_id: z.string().min(1).max(64).optional(),
+  agent_id: zText().min(1).max(64).optional(),
   status: ZConversationStatus.optional(),
-  cursor: z.string().min(1).max(200).optional().describe('Opaque: meta.next_cursor of the previous page'),
+  cursor: zText().min(1).max(200).optional().describe('Opaque: meta.next_cursor of the previous page'),
   limit: z.coerce.number().int().min(1).max(CONVERSATION_PAGE_MAX).default(25),
 });
 export type TConversationListQuery = z.infer<typeof ZConversationListQuery>;
 
 /** The newest message of a conversation, cut to {@link MESSAGE_PREVIEW_MAX} characters. */
 export const ZMessagePreview = z.object({
-  id: z.string(),
+  id: zText(),
   role: z.enum(MESSAGE_ROLES),
-  preview: z.string(),
-  created_at: z.string(),
+  preview: zText(),
+  created_at: zText(),
 });
 export type TMessagePreview = z.infer<typeof ZMessagePreview>;
 
 /** The visitor's rating of the conversation; both are null until they rate. */
 export const ZConversationSatisfaction = z.object({
   rating: z.enum(['up', 'down']).nullable(),
-  comment: z.string().nullable(),
+  comment: zText().nullable(),
 });
 
 /** One conversation in the operator inbox. */
 export const ZConversationSummary = z.object({
-  id: z.string(),
-  agent_id: z.string(),
-  visitor_id: z.string(),
+  id: zText(),
+  agent_id: zText(),
+  visitor_id: zText(),
   status: ZConversationStatus,
-  human_requested_at: z.string().nullable(),
-  claimed_by_user_id: z.string().nullable(),
-  claimed_at: z.string().nullable(),
-  last_message_at: z.string().nullable(),
-  created_at: z.string(),
+  human_requested_at: zText().nullable(),
+  claimed_by_user_id: zText().nullable(),
+  claimed_at: zText().nullable(),
+  last_message_at: zText().nullable(),
+  created_at: zText(),
   message_count: z.number().int().min(0),
   last_message: ZMessagePreview.nullable(),
   satisfaction: ZConversationSatisfaction,
@@ -67,41 +68,41 @@ export type TConversationSummary = z.infer<typeof ZConversationSummary>;
 /** A page of the inbox: newest conversations first. */
 export const ZConversationPage = z.object({
   data: z.array(ZConversationSummary),
-  meta: z.object({ next_cursor: z.string().nullable() }),
+  meta: z.object({ next_cursor: zText().nullable() }),
 });
 
 /** One stored message; `author_user_id` is set on operator replies. */
 export const ZConversationMessage = z.object({
-  id: z.string(),
+  id: zText(),
   role: z.enum(MESSAGE_ROLES),
-  content: z.string(),
-  citations: z.array(z.object({ id: z.number(), url: z.string().nullable(), title: z.string() })),
-  blocks: z.array(z.object({ type: z.string(), payload: z.record(z.string(), z.unknown()) })),
-  author_user_id: z.string().nullable(),
-  created_at: z.string(),
+  content: zText(),
+  citations: z.array(z.object({ id: z.number(), url: zText().nullable(), title: zText() })),
+  blocks: z.array(z.object({ type: zText(), payload: z.record(zText(), zStorableJson()) })),
+  author_user_id: zText().nullable(),
+  created_at: zText(),
 });
 export type TConversationMessage = z.infer<typeof ZConversationMessage>;
 
 /** One answered question: what retrieval found, how it ended, which model, how long it took. */
 export const ZAnswerTurn = z.object({
-  id: z.string(),
-  question_message_id: z.string().nullable(),
-  answer_message_id: z.string().nullable(),
-  question: z.string(),
-  outcome: z.string(),
-  provider: z.string(),
+  id: zText(),
+  question_message_id: zText().nullable(),
+  answer_message_id: zText().nullable(),
+  question: zText(),
+  outcome: zText(),
+  provider: zText(),
   latency_ms: z.number().int(),
   first_token_ms: z.number().int().nullable(),
-  retrieved: z.array(z.object({ chunk_id: z.string(), score: z.number() })),
-  created_at: z.string(),
+  retrieved: z.array(z.object({ chunk_id: zText(), score: z.number() })),
+  created_at: zText(),
 });
 export type TAnswerTurn = z.infer<typeof ZAnswerTurn>;
 
 /** `GET /api/v1/admin/conversations/{id}`: the summary, the page it started on, every message and answer turn. */
 export const ZConversationDetail = ZConversationSummary.extend({
-  page_url: z.string().nullable(),
-  page_title: z.string().nullable(),
-  referrer: z.string().nullable(),
+  page_url: zText().nullable(),
+  page_title: zText().nullable(),
+  referrer: zText().nullable(),
   messages: z.array(ZConversationMessage),
   answer_turns: z.array(ZAnswerTurn),
 });
@@ -109,6 +110,6 @@ export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 
 /** Body of `POST /api/v1/admin/conversations/{id}/messages` (an operator reply). */
 export const ZOperatorReply = z.strictObject({
-  content: z.string().trim().min(1).max(OPERATOR_REPLY_MAX),
+  content: zText().trim().min(1).max(OPERATOR_REPLY_MAX),
 });
 export type TOperatorReply = z.infer<typeof ZOperatorReply>;

@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** The service error envelope: `{message, code, errors}` (Laravel style). */
 export const ZServiceError = z.object({
-  message: z.string(),
-  code: z.string(),
-  errors: z.record(z.string(), z.array(z.string())),
+  message: zText(),
+  code: zText(),
+  errors: z.record(zText(), z.array(zText())),
 });
 export type TServiceError = z.infer<typeof ZServiceError>;
 
 /** The site plugin error envelope: `{error: {code, message}}`. */
 export const ZPluginError = z.object({
-  error: z.object({ code: z.string(), message: z.string() }),
+  error: z.object({ code: zText(), message: zText() }),
 });
 export type TPluginError = z.infer<typeof ZPluginError>;
 

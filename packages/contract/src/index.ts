@@ -14,6 +14,7 @@ export * from './search.js';
 export * from './site.js';
 export * from './source.js';
 export * from './sql-source.js';
+export * from './text.js';
 export * from './upload.js';
 export * from './webhook.js';
 export * from './widget.js';

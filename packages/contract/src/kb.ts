@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** A knowledge-base article slug: lower-case letters, digits and single dashes. */
-export const ZKbSlug = z
-  .string()
+export const ZKbSlug = zText()
+
   .min(1)
   .max(120)
   .regex(
@@ -11,9 +12,9 @@ export const ZKbSlug = z
   );
 
 const kbWritable = {
-  title: z.string().trim().min(1).max(300),
+  title: zText().trim().min(1).max(300),
   slug: ZKbSlug,
-  body_markdown: z.string().max(500_000),
+  body_markdown: zText().max(500_000),
   is_published: z.boolean(),
 };
 
@@ -34,13 +35,13 @@ export type TKbArticleUpdate = z.infer<typeof ZKbArticleUpdate>;
 
 /** A knowledge-base article as the admin API returns it. */
 export const ZKbArticle = z.object({
-  id: z.string(),
-  title: z.string(),
-  slug: z.string(),
-  body_markdown: z.string(),
+  id: zText(),
+  title: zText(),
+  slug: zText(),
+  body_markdown: zText(),
   is_published: z.boolean(),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  published_at: zText().nullable(),
+  created_at: zText(),
+  updated_at: zText(),
 });
 export type TKbArticle = z.infer<typeof ZKbArticle>;

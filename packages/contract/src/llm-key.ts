@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** Model APIs a workspace can bring its own key for. */
 export const LLM_KEY_PROVIDERS = ['openai', 'anthropic'] as const;
@@ -13,14 +14,14 @@ export type TLlmKeyProvider = z.infer<typeof ZLlmKeyProvider>;
  */
 export const ZLlmKeyPut = z.strictObject({
   provider: ZLlmKeyProvider,
-  api_key: z
-    .string()
+  api_key: zText()
+
     .trim()
     .min(8)
     .max(512)
     .regex(/^[\x21-\x7e]+$/, 'The api_key must be printable ASCII without spaces.'),
-  model: z
-    .string()
+  model: zText()
+
     .trim()
     .min(1)
     .max(120)
@@ -34,15 +35,15 @@ export type TLlmKeyPut = z.infer<typeof ZLlmKeyPut>;
 /** The workspace's model key as shown: never the key, only its last four characters. */
 export const ZLlmKey = z.object({
   provider: ZLlmKeyProvider,
-  model: z.string().nullable(),
-  key_last4: z
-    .string()
+  model: zText().nullable(),
+  key_last4: zText()
+
     .nullable()
     .describe(
       'Last four characters of the key; null when APP_KEY changed and the key must be entered again.',
     ),
   active: z.boolean().describe("Whether answers use this key: the workspace owner's byok_enabled flag."),
-  updated_at: z.string(),
+  updated_at: zText(),
 });
 /** The workspace's model key as shown. */
 export type TLlmKey = z.infer<typeof ZLlmKey>;

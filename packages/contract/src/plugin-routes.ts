@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storable, zText } from './text.js';
 
 // Section B of the contract: the routes the service calls on a site, under {plugin_base}.
 // Requests are strict (the service sends exactly these fields); answers are read leniently
@@ -18,19 +19,19 @@ export const STAGED_COUPON_TTL_SECONDS = 15 * 60;
 /** The `note` an order lookup carries when the commerce extension is inactive. */
 export const COMMERCE_INACTIVE_NOTE = 'commerce_inactive';
 
-const ZDecimal = z.string().regex(/^-?\d+(?:\.\d+)?$/, 'Must be a decimal amount such as 19.90.');
+const ZDecimal = zText().regex(/^-?\d+(?:\.\d+)?$/, 'Must be a decimal amount such as 19.90.');
 // `+0000` (PHP's DATE_ISO8601) is read as `+00:00`, as in the sync routes.
 const ZIsoWithOffset = z.preprocess(
   (value) => (typeof value === 'string' ? value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2') : value),
   z.iso.datetime({ offset: true }),
 );
-const ZId = z.string().min(1).max(64);
+const ZId = zText().min(1).max(64);
 
 /** One line of an order. */
 export const ZOrderItem = z.object({
-  name: z.string(),
+  name: zText(),
   qty: z.number().int(),
-  sku: z.string(),
+  sku: zText(),
   total: ZDecimal,
 });
 export type TOrderItem = z.infer<typeof ZOrderItem>;
@@ -38,14 +39,14 @@ export type TOrderItem = z.infer<typeof ZOrderItem>;
 /** An order as the plugin returns it; `tracking_url` is '' when the site knows none. */
 export const ZOrder = z.object({
   id: z.number().int(),
-  number: z.string(),
-  status: z.string(),
+  number: zText(),
+  status: zText(),
   total: ZDecimal,
-  currency: z.string(),
+  currency: zText(),
   date_created: ZIsoWithOffset,
   items: z.array(ZOrderItem),
-  tracking_url: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]),
-  order_url: z.url({ protocol: /^https?$/ }),
+  tracking_url: z.union([storable(z.url({ protocol: /^https?$/ })), z.literal('')]),
+  order_url: storable(z.url({ protocol: /^https?$/ })),
 });
 export type TOrder = z.infer<typeof ZOrder>;
 
@@ -53,7 +54,7 @@ export type TOrder = z.infer<typeof ZOrder>;
 export const ZOrdersLookupRequest = z.strictObject({
   wp_user_id: z.number().int().positive(),
   limit: z.number().int().min(1).max(ORDERS_LOOKUP_MAX_LIMIT).default(ORDERS_LOOKUP_DEFAULT_LIMIT),
-  order_number: z.string().trim().min(1).max(64).optional(),
+  order_number: zText().trim().min(1).max(64).optional(),
 });
 export type TOrdersLookupRequest = z.infer<typeof ZOrdersLookupRequest>;
 
@@ -61,16 +62,16 @@ export type TOrdersLookupRequest = z.infer<typeof ZOrdersLookupRequest>;
 export const ZOrdersLookupResult = z.object({
   count: z.number().int().min(0),
   orders: z.array(ZOrder),
-  note: z.string().optional(),
+  note: zText().optional(),
 });
 export type TOrdersLookupResult = z.infer<typeof ZOrdersLookupResult>;
 
 /** Body of `POST {plugin_base}leads`: a lead captured by the widget. */
 export const ZLeadPushRequest = z.strictObject({
-  email: z.string().min(3).max(320),
-  name: z.string().max(200),
-  phone: z.string().max(64),
-  conversation_id: z.string().max(64),
+  email: zText().min(3).max(320),
+  name: zText().max(200),
+  phone: zText().max(64),
+  conversation_id: zText().max(64),
   service_lead_id: ZId,
 });
 export type TLeadPushRequest = z.infer<typeof ZLeadPushRequest>;
@@ -81,7 +82,7 @@ export type TLeadPushResult = z.infer<typeof ZLeadPushResult>;
 
 /** Body of `POST {plugin_base}cart/coupon`: stage `code` for the conversation's next cart. */
 export const ZCartCouponRequest = z.strictObject({
-  code: z.string().trim().min(1).max(100),
+  code: zText().trim().min(1).max(100),
   conversation_id: ZId,
 });
 export type TCartCouponRequest = z.infer<typeof ZCartCouponRequest>;
@@ -90,7 +91,7 @@ export type TCartCouponRequest = z.infer<typeof ZCartCouponRequest>;
 export const ZCartCouponResult = z.object({
   applied: z.boolean(),
   pending: z.boolean(),
-  message: z.string(),
+  message: zText(),
 });
 export type TCartCouponResult = z.infer<typeof ZCartCouponResult>;
 

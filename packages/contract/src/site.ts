@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storable, zText } from './text.js';
 
 /** Most items a posts or products batch may carry. */
 export const SYNC_BATCH_MAX = 50;
@@ -6,7 +7,7 @@ export const SYNC_BATCH_MAX = 50;
 /** The default route prefix of the plugin routes on a site (the WordPress REST layout). */
 export const DEFAULT_PLUGIN_PREFIX = '/wp-json/service/v1/';
 
-const ZHttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const ZHttpUrl = storable(z.url({ protocol: /^https?$/ }).max(2048));
 /**
  * ISO 8601 date-time with an offset. `+0000` (PHP's DATE_ISO8601) is read as `+00:00`; a time
  * without an offset is rejected, since the service cannot know which zone the site meant.
@@ -15,108 +16,165 @@ const ZIsoWithOffset = z.preprocess(
   (value) => (typeof value === 'string' ? value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2') : value),
   z.iso.datetime({ offset: true }),
 );
-const ZHash = z.string().regex(/^[0-9a-fA-F]{8,128}$/, 'Must be a hex digest.');
-const ZDecimal = z.string().regex(/^-?\d+(?:\.\d+)?$/, 'Must be a decimal amount such as 19.90.');
+const ZHash = zText().regex(/^[0-9a-fA-F]{8,128}$/, 'Must be a hex digest.');
+const ZDecimal = zText().regex(/^-?\d+(?:\.\d+)?$/, 'Must be a decimal amount such as 19.90.');
 const ZOptionalDecimal = z.union([ZDecimal, z.literal('')]);
-const ZLanguage = z
-  .string()
+const ZLanguage = zText()
+
   .regex(/^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})*$/, 'Must be a language tag such as en or pt-br.')
   .transform((tag) => tag.toLowerCase().replace(/_/g, '-'));
 
 /** A post as the plugin sends it. */
 export const ZPost = z.object({
   wp_id: z.number().int().positive(),
-  post_type: z.string().min(1).max(64),
+  post_type: zText().min(1).max(64),
   permalink: ZHttpUrl,
-  title: z.string().max(1000),
-  content_html: z.string().max(5_000_000),
-  excerpt: z.string().max(20_000).default(''),
+  title: zText().max(1000),
+  content_html: zText().max(5_000_000),
+  excerpt: zText().max(20_000).default(''),
   content_hash: ZHash,
   modified_at: ZIsoWithOffset,
   language: ZLanguage.nullable().optional(),
-  taxonomy_terms: z.array(z.string().max(200)).max(500).default([]),
+  taxonomy_terms: z.array(zText().max(200)).max(500).default([]),
 });
 export type TPost = z.infer<typeof ZPost>;
 
 /** A product as the plugin sends it. */
 export const ZProduct = z.object({
   wp_id: z.number().int().positive(),
-  sku: z.string().max(200).default(''),
-  name: z.string().min(1).max(1000),
+  sku: zText().max(200).default(''),
+  name: zText().min(1).max(1000),
   permalink: ZHttpUrl,
   image_url: z.union([ZHttpUrl, z.literal('')]).default(''),
-  short_description: z.string().max(100_000).default(''),
-  description: z.string().max(5_000_000).default(''),
+  short_description: zText().max(100_000).default(''),
+  description: zText().max(5_000_000).default(''),
   price: ZOptionalDecimal.default(''),
   regular_price: ZOptionalDecimal.default(''),
   sale_price: ZOptionalDecimal.default(''),
-  currency: z
-    .string()
+  currency: zText()
+
     .regex(/^[A-Za-z]{3}$/, 'Must be a currency code such as EUR.')
     .optional(),
-  stock_status: z.string().min(1).max(64),
+  stock_status: zText().min(1).max(64),
   on_sale: z.boolean().default(false),
   content_hash: ZHash,
   modified_at: ZIsoWithOffset,
-  categories: z.array(z.string().max(200)).max(500).default([]),
-  attributes: z.array(z.string().max(1000)).max(500).default([]),
+  categories: z.array(zText().max(200)).max(500).default([]),
+  attributes: z.array(zText().max(1000)).max(500).default([]),
 });
 export type TProduct = z.infer<typeof ZProduct>;
 
 /** A coupon as the plugin sends it; codes are later given to the model verbatim. */
 export const ZCoupon = z.object({
-  code: z.string().trim().min(1).max(100),
-  label: z.string().max(300).default(''),
-  discount: z.string().max(50).default(''),
+  code: zText().trim().min(1).max(100),
+  label: zText().max(300).default(''),
+  discount: zText().max(50).default(''),
   expires_at: ZIsoWithOffset.nullable().default(null),
 });
 export type TCoupon = z.infer<typeof ZCoupon>;
 
 const syncCommon = {
-  agent_id: z.string().min(1).max(64),
+  agent_id: zText().min(1).max(64),
   site_url: ZHttpUrl,
-  plugin_version: z.string().min(1).max(50),
+  plugin_version: zText().min(1).max(50),
 };
 
 /** Body of `POST /api/v1/wp/handshake`. */
 export const ZHandshakeRequest = z.object({
   site_url: ZHttpUrl,
-  plugin_version: z.string().min(1).max(50),
+  plugin_version: zText().min(1).max(50),
   commerce_active: z.boolean().default(false),
-  cms_version: z.string().max(50).default(''),
+  cms_version: zText().max(50).default(''),
 });
 
 /** Answer of the handshake. */
 export const ZHandshakeResponse = z.object({
-  workspace: z.object({ id: z.string(), name: z.string() }),
+  workspace: z.object({ id: zText(), name: zText() }),
   agents: z.array(
     z.object({
-      id: z.string(),
-      name: z.string(),
-      site_type: z.string(),
-      language_default: z.string().nullable(),
+      id: zText(),
+      name: zText(),
+      site_type: zText(),
+      language_default: zText().nullable(),
       is_published: z.boolean(),
     }),
   ),
   token: z.object({
-    id: z.string(),
-    name: z.string(),
-    abilities: z.array(z.string()),
-    shopper_signing_secret: z.string(),
+    id: zText(),
+    name: zText(),
+    abilities: z.array(zText()),
+    shopper_signing_secret: zText(),
   }),
   recommended_site_type: z.literal('ecommerce').nullable(),
-  echo: z.object({ site_url: z.string(), plugin_version: z.string() }),
+  echo: z.object({ site_url: zText(), plugin_version: zText() }),
 });
 export type THandshakeResponse = z.infer<typeof ZHandshakeResponse>;
 
-/** Body of `posts/sync`: 1 to 50 posts. */
-export const ZPostsSync = z.object({ ...syncCommon, posts: z.array(ZPost).min(1).max(SYNC_BATCH_MAX) });
+/** Longest full-sync run id. */
+export const FULL_SYNC_ID_MAX = 100;
 
-/** Body of `products/sync`: 1 to 50 products. */
-export const ZProductsSync = z.object({
-  ...syncCommon,
-  products: z.array(ZProduct).min(1).max(SYNC_BATCH_MAX),
+const fullSyncFields = {
+  id: zText()
+    .regex(
+      /^[A-Za-z0-9._:-]+$/,
+      'Must be letters, digits, dot, underscore, colon or hyphen (one fresh id per full sync run).',
+    )
+    .min(1)
+    .max(FULL_SYNC_ID_MAX)
+    .describe('The run: every batch of one full sync carries the same id, a new run a new one'),
+  final: z
+    .boolean()
+    .default(false)
+    .describe('The last batch: what this run did not list is removed (answered in `deleted`)'),
+};
+
+/** `full_sync` of a posts/sync batch: the run, whether it is its last batch, and optionally its post types. */
+export const ZFullSyncPosts = z.strictObject({
+  ...fullSyncFields,
+  post_types: z
+    .array(zText().min(1).max(64))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe('The post types this run covers; the final batch removes only posts of these types'),
 });
+
+/** `full_sync` of a products/sync batch. */
+export const ZFullSyncProducts = z.strictObject(fullSyncFields);
+
+/**
+ * A batch holds 1 to 50 items; only the final batch of a full sync may be empty (a run whose
+ * item count is a multiple of the batch size, or a site that has none left).
+ */
+function requireItemsUnlessFinal(list: string) {
+  return (
+    body: Record<string, unknown> & { full_sync?: { final: boolean } | undefined },
+    ctx: z.RefinementCtx,
+  ) => {
+    const items = body[list];
+    if (Array.isArray(items) && items.length === 0 && body.full_sync?.final !== true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [list],
+        message: `Send 1 to ${SYNC_BATCH_MAX} ${list} (an empty list only in the final batch of a full sync).`,
+      });
+    }
+  };
+}
+
+/** Body of `posts/sync`: 1 to 50 posts, optionally a batch of a full sync run (`full_sync`). */
+export const ZPostsSync = z
+  .object({ ...syncCommon, posts: z.array(ZPost).max(SYNC_BATCH_MAX), full_sync: ZFullSyncPosts.optional() })
+  .superRefine(requireItemsUnlessFinal('posts'));
+
+/** Body of `products/sync`: 1 to 50 products, optionally a batch of a full sync run (`full_sync`). */
+export const ZProductsSync = z
+  .object({
+    ...syncCommon,
+    products: z.array(ZProduct).max(SYNC_BATCH_MAX),
+    full_sync: ZFullSyncProducts.optional(),
+  })
+  .superRefine(requireItemsUnlessFinal('products'));
 
 /** Body of `coupons/sync`: the whole list, replacing the stored one. */
 export const ZCouponsSync = z.object({ ...syncCommon, coupons: z.array(ZCoupon).max(1000) });

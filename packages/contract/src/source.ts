@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { ZSourceCreateSql } from './sql-source.js';
+import { storable, zStorableJson, zText } from './text.js';
 
 /** How far a source's content got: its documents by index state, and what its last fetch did. */
 export const ZSourceProgress = z.object({
-  documents_indexed: z.number().int(),
-  documents_pending: z.number().int(),
+  documents_indexed: z.number().int().describe('Documents whose chunks are written'),
+  documents_pending: z.number().int().describe('Documents waiting for their index job'),
+  documents_failed: z.number().int().describe('Documents whose index job gave up after its retries'),
   last_run: z
     .object({
-      finished_at: z.string(),
+      finished_at: zText(),
       fetched: z.number().int().describe('Pages (crawl, sitemap, url) or rows (sql) stored'),
       skipped: z.number().int().describe('Pages skipped: robots.txt, non-HTML, duplicates, noindex, errors'),
       removed: z.number().int().describe('Documents removed because the page or row is gone'),
-      stopped_by: z.string().describe('done, page_cap, row_cap, time_budget or aborted'),
-      failures: z.array(z.object({ url: z.string(), reason: z.string() })).describe('The first 20'),
+      stopped_by: zText().describe('done, page_cap, row_cap, time_budget or aborted'),
+      failures: z.array(z.object({ url: zText(), reason: zText() })).describe('The first 20'),
     })
     .nullable(),
 });
@@ -20,31 +22,30 @@ export type TSourceProgress = z.infer<typeof ZSourceProgress>;
 
 /** A knowledge source as the admin API shows it. */
 export const ZSource = z.object({
-  id: z.string(),
-  agent_id: z.string(),
-  type: z
-    .string()
-    .describe(
-      'site (synced posts), products (synced products and coupons), text (pasted), url (one page), ' +
-        'crawl (a site from a start URL), sitemap, sql (rows of a SELECT), upload (a file), kb (published articles)',
-    ),
-  name: z.string(),
-  status: z
-    .string()
-    .describe('ready (synced sites); queued → indexing → indexed | failed (every other type)'),
-  error: z.string().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
-  site_url: z.string().nullable(),
-  plugin_version: z.string().nullable(),
-  plugin_base: z.string().nullable().describe('Where the service calls the site plugin routes'),
-  last_synced_at: z.string().nullable(),
+  id: zText(),
+  agent_id: zText(),
+  type: zText().describe(
+    'site (synced posts), products (synced products and coupons), text (pasted), url (one page), ' +
+      'crawl (a site from a start URL), sitemap, sql (rows of a SELECT), upload (a file), kb (published articles)',
+  ),
+  name: zText(),
+  status: zText().describe(
+    'ready (synced sites); queued → fetching → indexing → indexed | failed (url, crawl, sitemap, sql); ' +
+      'indexing → indexed | failed (text, upload, kb). indexed: fetch over, every document indexed and embedded',
+  ),
+  error: zText().nullable().describe('Why the source failed, verbatim (e.g. a refused URL)'),
+  site_url: zText().nullable(),
+  plugin_version: zText().nullable(),
+  plugin_base: zText().nullable().describe('Where the service calls the site plugin routes'),
+  last_synced_at: zText().nullable(),
   document_count: z.number().int(),
   coupon_count: z.number().int().nullable(),
   config: z
-    .record(z.string(), z.unknown())
+    .record(zText(), zStorableJson())
     .describe('The settings it was created with (URL, caps, SQL connection and query, file); never a secret'),
   progress: ZSourceProgress,
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: zText(),
+  updated_at: zText(),
 });
 export type TSource = z.infer<typeof ZSource>;
 
@@ -53,9 +54,7 @@ export type TSource = z.infer<typeof ZSource>;
  * for sites whose REST prefix is not the default. http(s), no query or fragment, ends in `/`.
  */
 export const ZSourceUpdate = z.strictObject({
-  plugin_base: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
+  plugin_base: storable(z.url({ protocol: /^https?$/ }).max(2048))
     .refine((value) => !/[?#]/.test(value), 'Must not contain a query or fragment.')
     .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
 });
@@ -64,18 +63,17 @@ export type TSourceUpdate = z.infer<typeof ZSourceUpdate>;
 /** Source types an admin creates (site plugin sources are created by their syncs only). */
 export const ZSourceCreateText = z.strictObject({
   type: z.literal('text'),
-  name: z.string().trim().max(200).optional(),
-  text: z.string().min(1).max(2_000_000).describe('Pasted text, indexed as one document'),
+  name: zText().trim().max(200).optional(),
+  text: zText().min(1).max(2_000_000).describe('Pasted text, indexed as one document'),
 });
 
 /** A single web page, fetched through the crawl-safety guard. */
 export const ZSourceCreateUrl = z.strictObject({
   type: z.literal('url'),
-  name: z.string().trim().max(200).optional(),
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .describe('http(s) URL of one page (HTML or plain text)'),
+  name: zText().trim().max(200).optional(),
+  url: storable(z.url({ protocol: /^https?$/ }).max(2048)).describe(
+    'http(s) URL of one page (HTML or plain text)',
+  ),
 });
 
 /** Most pages a crawl or sitemap source indexes, and its default. */
@@ -85,12 +83,12 @@ export const CRAWL_DEFAULT_PAGES = 200;
 export const CRAWL_MAX_DEPTH = 10;
 export const CRAWL_DEFAULT_DEPTH = 3;
 
-const ZHttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const ZHttpUrl = storable(z.url({ protocol: /^https?$/ }).max(2048));
 
 /** A site, crawled breadth-first from a start URL through the crawl-safety guard. */
 export const ZSourceCreateCrawl = z.strictObject({
   type: z.literal('crawl'),
-  name: z.string().trim().max(200).optional(),
+  name: zText().trim().max(200).optional(),
   url: ZHttpUrl.describe('Start page; only pages of its origin (scheme, host, port) are followed'),
   max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
   max_depth: z.number().int().min(0).max(CRAWL_MAX_DEPTH).default(CRAWL_DEFAULT_DEPTH),
@@ -99,7 +97,7 @@ export const ZSourceCreateCrawl = z.strictObject({
 /** The pages a sitemap (or sitemap index) lists, on the sitemap's own origin. */
 export const ZSourceCreateSitemap = z.strictObject({
   type: z.literal('sitemap'),
-  name: z.string().trim().max(200).optional(),
+  name: zText().trim().max(200).optional(),
   url: ZHttpUrl.describe('URL of sitemap.xml (urlset or sitemap index; gzip accepted)'),
   max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
 });

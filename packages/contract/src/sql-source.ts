@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** The SQL engines a source can read from (MariaDB speaks the `mysql` protocol). */
 export const SQL_ENGINES = ['postgres', 'mysql'] as const;
@@ -28,7 +29,7 @@ export function isValidSqlHost(host: string): boolean {
   }
 }
 
-const ZColumnName = z.string().trim().min(1).max(128).optional();
+const ZColumnName = zText().trim().min(1).max(128).optional();
 
 /**
  * Body of `POST /agents/{id}/sources` for an SQL source: each row of one read-only SELECT
@@ -37,19 +38,19 @@ const ZColumnName = z.string().trim().min(1).max(128).optional();
  */
 export const ZSourceCreateSql = z.strictObject({
   type: z.literal('sql'),
-  name: z.string().trim().max(200).optional(),
+  name: zText().trim().max(200).optional(),
   engine: z.enum(SQL_ENGINES),
-  host: z
-    .string()
+  host: zText()
+
     .trim()
     .toLowerCase()
     .refine(isValidSqlHost, 'Must be a host name or an IP address, without scheme or port.'),
   port: z.number().int().min(1).max(65535).optional(),
-  database: z.string().trim().min(1).max(128),
-  user: z.string().min(1).max(128),
-  password: z.string().max(1024).describe('May be empty (trust auth). Stored encrypted, never returned.'),
-  query: z
-    .string()
+  database: zText().trim().min(1).max(128),
+  user: zText().min(1).max(128),
+  password: zText().max(1024).describe('May be empty (trust auth). Stored encrypted, never returned.'),
+  query: zText()
+
     .trim()
     .min(1)
     .max(MAX_SQL_QUERY_CHARS)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** Largest accepted file of `POST /api/v1/admin/agents/{id}/uploads`: 50 MB (50 × 1024 × 1024 bytes). */
 export const UPLOAD_MAX_BYTES = 50 * 1024 * 1024;
@@ -44,9 +45,9 @@ export type TUploadFileType = z.infer<typeof ZUploadFileType>;
 
 /** What an `upload` source keeps in `config` and its document in `metadata`. */
 export const ZUploadMetadata = z.object({
-  file_name: z.string().describe('The sanitised original file name (the source name)'),
+  file_name: zText().describe('The sanitised original file name (the source name)'),
   file_type: ZUploadFileType.describe('The type detected from the bytes'),
   size_bytes: z.number().int().describe('Size of the uploaded file in bytes'),
-  sha256: z.string().describe('SHA-256 of the uploaded bytes, hex'),
+  sha256: zText().describe('SHA-256 of the uploaded bytes, hex'),
 });
 export type TUploadMetadata = z.infer<typeof ZUploadMetadata>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storable, zText } from './text.js';
 
 /** The events an outgoing webhook can subscribe to. */
 export const WEBHOOK_EVENTS = ['lead.captured'] as const;
@@ -16,7 +17,7 @@ export const WEBHOOKS_PER_WORKSPACE_MAX = 20;
 
 /** Body of `POST /api/v1/admin/webhooks`. */
 export const ZWebhookCreate = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: 'Must be an http or https URL.' }).max(2048),
+  url: storable(z.url({ protocol: /^https?$/, error: 'Must be an http or https URL.' }).max(2048)),
   events: z
     .array(z.enum(WEBHOOK_EVENTS))
     .min(1)
@@ -27,76 +28,76 @@ export type TWebhookCreate = z.infer<typeof ZWebhookCreate>;
 
 /** A registered webhook (never with its secret). */
 export const ZWebhook = z.object({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
+  id: zText(),
+  url: zText(),
+  events: z.array(zText()),
   is_active: z.boolean(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: zText(),
+  updated_at: zText(),
 });
 export type TWebhook = z.infer<typeof ZWebhook>;
 
 /** The creation answer: the webhook plus its signing secret, shown this once. */
-export const ZWebhookCreated = ZWebhook.extend({ secret: z.string() });
+export const ZWebhookCreated = ZWebhook.extend({ secret: zText() });
 export type TWebhookCreated = z.infer<typeof ZWebhookCreated>;
 
 /** One delivery of an event to a webhook, with the outcome of its last attempt. */
 export const ZWebhookDelivery = z.object({
-  id: z.string(),
-  webhook_id: z.string(),
-  event: z.string(),
-  subject_id: z.string().nullable(),
+  id: zText(),
+  webhook_id: zText(),
+  event: zText(),
+  subject_id: zText().nullable(),
   /** pending (queued or retrying), delivered (a 2xx answer), failed (no retries left). */
   status: z.enum(['pending', 'delivered', 'failed']),
   attempts: z.number().int(),
   last_status_code: z.number().int().nullable(),
-  last_error: z.string().nullable(),
-  delivered_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  last_error: zText().nullable(),
+  delivered_at: zText().nullable(),
+  created_at: zText(),
+  updated_at: zText(),
 });
 export type TWebhookDelivery = z.infer<typeof ZWebhookDelivery>;
 
 /** A lead as events carry it. */
 export const ZLeadRecord = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  phone: z.string(),
-  agent_id: z.string(),
-  conversation_id: z.string().nullable(),
-  created_at: z.string(),
+  id: zText(),
+  email: zText(),
+  name: zText(),
+  phone: zText(),
+  agent_id: zText(),
+  conversation_id: zText().nullable(),
+  created_at: zText(),
 });
 export type TLeadRecord = z.infer<typeof ZLeadRecord>;
 
 /** A lead as the admin API lists it: the event fields plus where it came from and its site push. */
 export const ZAdminLead = ZLeadRecord.extend({
-  visitor_id: z.string().nullable(),
+  visitor_id: zText().nullable(),
   site_user_id: z.number().int().nullable(),
-  pushed_at: z.string().nullable(),
-  push_error: z.string().nullable(),
-  updated_at: z.string(),
+  pushed_at: zText().nullable(),
+  push_error: zText().nullable(),
+  updated_at: zText(),
 });
 export type TAdminLead = z.infer<typeof ZAdminLead>;
 
 /** The JSON body of a `lead.captured` delivery (signed with X-Service-Signature). */
 export const ZLeadCapturedEvent = z.object({
-  id: z.string(),
+  id: zText(),
   event: z.literal('lead.captured'),
-  created_at: z.string(),
+  created_at: zText(),
   data: z.object({ lead: ZLeadRecord }),
 });
 export type TLeadCapturedEvent = z.infer<typeof ZLeadCapturedEvent>;
 
 /** Query of `GET /api/v1/admin/leads`: one agent's or all, newest first, keyset paging. */
 export const ZLeadListQuery = z.object({
-  agent_id: z.string().min(1).max(64).optional(),
-  cursor: z.string().min(1).max(64).optional(),
+  agent_id: zText().min(1).max(64).optional(),
+  cursor: zText().min(1).max(64).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
 
 /** Answer of `GET /api/v1/admin/leads`. */
 export const ZLeadPage = z.object({
   data: z.array(ZAdminLead),
-  meta: z.object({ next_cursor: z.string().nullable() }),
+  meta: z.object({ next_cursor: zText().nullable() }),
 });

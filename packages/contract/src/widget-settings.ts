@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** What a behaviour rule watches: scroll depth (%), idle time (s), exit intent, time on page (s). */
 export const BEHAVIOR_TRIGGERS = ['scroll', 'idle', 'exit_intent', 'time_on_page'] as const;
@@ -11,7 +12,7 @@ export const ZBehaviorRule = z
     threshold: z.number().int().min(1).max(3600).optional(),
     /** `open` opens the panel; `message` shows `message` as a bubble by the launcher. */
     action: z.enum(['open', 'message']).default('message'),
-    message: z.string().trim().min(1).max(500).optional(),
+    message: zText().trim().min(1).max(500).optional(),
   })
   .superRefine((rule, ctx) => {
     if (rule.trigger === 'exit_intent') return;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZTheme } from './agent.js';
+import { zStorableJson, zText } from './text.js';
 import { BEHAVIOR_TRIGGERS } from './widget-settings.js';
 
 /** Widget tokens live this long (contract: 60 min). */
@@ -21,16 +22,16 @@ export const WIDGET_PENDING_PAGE_TITLE_MAX = 200;
  * is not stored yet (init writes nothing; the first write of the token stores it).
  */
 export const ZWidgetPendingConversation = z.object({
-  anon_id: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
-  locale: z.string().max(35).nullable(),
-  page_url: z.string().max(WIDGET_PENDING_PAGE_URL_MAX).nullable(),
-  page_title: z.string().max(WIDGET_PENDING_PAGE_TITLE_MAX).nullable(),
-  referrer: z.string().max(WIDGET_PENDING_PAGE_URL_MAX).nullable(),
+  anon_id: zText().regex(/^[A-Za-z0-9_-]{8,64}$/),
+  locale: zText().max(35).nullable(),
+  page_url: zText().max(WIDGET_PENDING_PAGE_URL_MAX).nullable(),
+  page_title: zText().max(WIDGET_PENDING_PAGE_TITLE_MAX).nullable(),
+  referrer: zText().max(WIDGET_PENDING_PAGE_URL_MAX).nullable(),
   /** The shopper, only when the site's shopper token verified at init; `verified_at` in Unix seconds. */
   shopper: z
     .object({
       wp_user_id: z.number().int().positive(),
-      email_hash: z.string().regex(/^[0-9a-f]{64}$/),
+      email_hash: zText().regex(/^[0-9a-f]{64}$/),
       verified_at: z.number().int().positive(),
     })
     .nullable(),
@@ -39,21 +40,21 @@ export type TWidgetPendingConversation = z.infer<typeof ZWidgetPendingConversati
 
 /** Verified claims of a widget token (`exp`/`iat`/`iss` are checked by the verifier). */
 export const ZWidgetTokenClaims = z.object({
-  agent_id: z.string().min(1).max(64),
-  visitor_id: z.string().min(1).max(64),
-  conversation_id: z.string().min(1).max(64),
+  agent_id: zText().min(1).max(64),
+  visitor_id: zText().min(1).max(64),
+  conversation_id: zText().min(1).max(64),
   /** Present while the conversation is not stored yet. */
   pending: ZWidgetPendingConversation.optional(),
 });
 export type TWidgetTokenClaims = z.infer<typeof ZWidgetTokenClaims>;
 
-const ZOptionalText = (max: number) => z.string().max(max).optional();
+const ZOptionalText = (max: number) => zText().max(max).optional();
 
 /** Body of `POST /v1/widget/init` (ARCHITECTURE.md, "Widget wire"). */
 export const ZWidgetInitRequest = z.object({
-  agent_id: z.string().min(1).max(64),
+  agent_id: zText().min(1).max(64),
   /** The browser's random id, kept in localStorage. */
-  anon_id: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'Must be 8–64 letters, digits, - or _.'),
+  anon_id: zText().regex(/^[A-Za-z0-9_-]{8,64}$/, 'Must be 8–64 letters, digits, - or _.'),
   page_url: ZOptionalText(2048),
   page_title: ZOptionalText(500),
   referrer: ZOptionalText(2048),
@@ -65,40 +66,40 @@ export type TWidgetInitRequest = z.infer<typeof ZWidgetInitRequest>;
 /** A citation: `[N]` in an answer's text refers to the source with `id` N. */
 export const ZCitation = z.object({
   id: z.number().int().min(1),
-  url: z.string().nullable(),
-  title: z.string(),
+  url: zText().nullable(),
+  title: zText(),
 });
 export type TCitation = z.infer<typeof ZCitation>;
 
 /** Block types the stream may carry. */
 export const BLOCK_TYPES = ['product', 'coupon', 'suggestions', 'escalation'] as const;
 /** A chat block: a product card, a coupon card, suggestion chips or the escalation button. */
-export const ZBlock = z.object({ type: z.enum(BLOCK_TYPES), payload: z.record(z.string(), z.unknown()) });
+export const ZBlock = z.object({ type: z.enum(BLOCK_TYPES), payload: z.record(zText(), zStorableJson()) });
 export type TBlock = z.infer<typeof ZBlock>;
 
 /** One message of a conversation as the widget sees it. */
 export const ZWidgetMessage = z.object({
-  id: z.string(),
+  id: zText(),
   role: z.enum(['visitor', 'assistant', 'operator', 'system']),
-  content: z.string(),
+  content: zText(),
   citations: z.array(ZCitation),
   blocks: z.array(ZBlock),
-  created_at: z.string(),
+  created_at: zText(),
 });
 export type TWidgetMessage = z.infer<typeof ZWidgetMessage>;
 
 /** `data` of the init answer. */
 export const ZWidgetInitResponse = z.object({
-  token: z.string(),
-  expires_at: z.string(),
-  conversation_id: z.string(),
-  visitor_id: z.string(),
+  token: zText(),
+  expires_at: zText(),
+  conversation_id: zText(),
+  visitor_id: zText(),
   /** `open`, `waiting` (a human was asked for) or `claimed` (an operator is answering). */
   conversation_status: z.enum(['open', 'waiting', 'claimed', 'closed']),
   agent: z.object({
-    id: z.string(),
-    name: z.string(),
-    language_default: z.string().nullable(),
+    id: zText(),
+    name: zText(),
+    language_default: zText().nullable(),
     site_type: z.enum(['generic', 'ecommerce']),
     theme: ZTheme,
     features: z.object({
@@ -112,12 +113,12 @@ export const ZWidgetInitResponse = z.object({
         trigger: z.enum(BEHAVIOR_TRIGGERS),
         threshold: z.number().int().optional(),
         action: z.enum(['open', 'message']),
-        message: z.string().optional(),
+        message: zText().optional(),
       }),
     ),
   }),
   /** The UI language: the request's `locale`, else the agent's default, else Accept-Language, else `en`. */
-  language: z.string(),
+  language: zText(),
   shopper_verified: z.boolean(),
   messages: z.array(ZWidgetMessage),
 });
@@ -125,15 +126,15 @@ export type TWidgetInitResponse = z.infer<typeof ZWidgetInitResponse>;
 
 /** Body of `POST /v1/widget/messages` and `/messages/stream`. */
 export const ZWidgetMessageRequest = z.strictObject({
-  message: z.string().trim().min(1).max(WIDGET_MESSAGE_MAX),
+  message: zText().trim().min(1).max(WIDGET_MESSAGE_MAX),
 });
 
 /** The answer of `POST /v1/widget/messages` (the stream's frames folded into one body). */
 export const ZWidgetAnswer = z.object({
-  conversation_id: z.string(),
+  conversation_id: zText(),
   /** Null when no answer was given (an operator holds the conversation). */
-  message_id: z.string().nullable(),
-  text: z.string(),
+  message_id: zText().nullable(),
+  text: zText(),
   citations: z.array(ZCitation),
   blocks: z.array(ZBlock),
 });
@@ -153,10 +154,10 @@ export type TStreamFrame =
 
 /** Body of `POST /v1/widget/leads`. */
 export const ZLeadCreate = z.strictObject({
-  email: z.string().trim().pipe(z.email('Must be a valid email address.').max(254)),
-  name: z.string().trim().max(200).default(''),
-  phone: z
-    .string()
+  email: zText().trim().pipe(z.email('Must be a valid email address.').max(254)),
+  name: zText().trim().max(200).default(''),
+  phone: zText()
+
     .trim()
     .max(40)
     .regex(/^[+()0-9 .-]*$/, 'Must be a phone number (digits, spaces, + - . ( )).')
@@ -180,7 +181,7 @@ export const WIDGET_EVENT_KINDS = [
 export const ZWidgetEvent = z.strictObject({
   kind: z.enum(WIDGET_EVENT_KINDS),
   data: z
-    .record(z.string().max(40), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))
+    .record(zText().max(40), z.union([zText().max(500), z.number(), z.boolean(), z.null()]))
     .refine((data) => Object.keys(data).length <= 20, 'At most 20 details.')
     .default({}),
 });
@@ -191,31 +192,31 @@ export const ZWidgetTyping = z.strictObject({ typing: z.boolean() });
 /** Body of `POST /v1/widget/satisfaction`: the first rating sticks, the comment can be updated. */
 export const ZSatisfaction = z.strictObject({
   rating: z.enum(['up', 'down']),
-  comment: z.string().trim().max(1000).optional(),
+  comment: zText().trim().max(1000).optional(),
 });
 
 /** Body of `POST /api/v1/widget/coupon/apply`. */
-export const ZCouponApplyRequest = z.strictObject({ code: z.string().trim().min(1).max(100) });
+export const ZCouponApplyRequest = z.strictObject({ code: zText().trim().min(1).max(100) });
 
 /** Answer of coupon/apply, relayed from the site. */
 export const ZCouponApplyResult = z.object({
   applied: z.boolean(),
   pending: z.boolean(),
-  message: z.string(),
+  message: zText(),
 });
 export type TCouponApplyResult = z.infer<typeof ZCouponApplyResult>;
 
 /** Answer of `conversation/clear`: a new conversation and its token. */
 export const ZConversationCleared = z.object({
-  token: z.string(),
-  expires_at: z.string(),
-  conversation_id: z.string(),
+  token: zText(),
+  expires_at: zText(),
+  conversation_id: zText(),
 });
 
 /** The claims a site signs into a `shopper_token` (a compact HS256 JWS keyed by `shopper_signing_secret`). */
 export const ZShopperClaims = z.object({
   wp_user_id: z.number().int().positive(),
-  email_hash: z.string().regex(/^[0-9a-f]{64}$/, 'Must be the SHA-256 hex of the lower-cased email.'),
+  email_hash: zText().regex(/^[0-9a-f]{64}$/, 'Must be the SHA-256 hex of the lower-cased email.'),
   iat: z.number().int().positive(),
 });
 export type TShopperClaims = z.infer<typeof ZShopperClaims>;

@@ -28,6 +28,14 @@ export function syncCursorKey(kind: SyncKind, agentId: string): string {
   return `cursor:${kind}:${agentId}`;
 }
 
+/**
+ * The `state` key of a full sync's run id: every batch of one run (resumed or not) carries it in
+ * `full_sync.id`, so the service's final batch can remove what the run did not list.
+ */
+export function syncRunKey(kind: SyncKind, agentId: string): string {
+  return `run:${kind}:${agentId}`;
+}
+
 /** How to reach the service and how patient to be. */
 export type SyncClientOptions = {
   /** Base address of the service, with or without a trailing slash. */
@@ -55,13 +63,17 @@ export type SyncClientOptions = {
   timeoutMs?: number;
 };
 
-/** What a full sync did. `resumedAfter` is the wp_id it resumed after, or null for a fresh start. */
+/**
+ * What a full sync did. `resumedAfter` is the wp_id it resumed after, or null for a fresh start;
+ * `deleted` counts the items the service removed because this run did not list them.
+ */
 export type SyncReport = {
   kind: SyncKind;
   batches: number;
   sent: number;
   queued: number;
   skipped_unchanged: number;
+  deleted: number;
   resumedAfter: number | null;
 };
 
@@ -118,6 +130,13 @@ export type SyncClient = {
   productChanged(change: ProductChange): Promise<TChangeResult>;
 };
 
+/** A run id: 128 random bits, hex (the service takes letters, digits and `._:-`, up to 100). */
+function newRunId(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 function requireUrl(name: string, value: string): void {
   if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
     throw new TypeError(`createSyncClient: ${name} must be an http(s) URL, got "${value}".`);
@@ -167,15 +186,33 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
     fromStart: boolean,
   ): Promise<SyncReport> {
     const key = syncCursorKey(kind, agentId);
-    if (fromStart) await state.delete(key);
+    const runKey = syncRunKey(kind, agentId);
+    if (fromStart) {
+      await state.delete(key);
+      await state.delete(runKey);
+    }
     const saved = Number((await state.get(key)) ?? Number.NaN);
-    const resumedAfter = Number.isSafeInteger(saved) && saved > 0 ? saved : null;
-    const report: SyncReport = { kind, batches: 0, sent: 0, queued: 0, skipped_unchanged: 0, resumedAfter };
+    const savedRun = await state.get(runKey);
+    const resumedAfter = Number.isSafeInteger(saved) && saved > 0 && savedRun !== null ? saved : null;
+    // A fresh run gets a fresh id, saved before its first batch so a resumed run keeps it.
+    const runId = resumedAfter !== null && savedRun !== null ? savedRun : newRunId();
+    if (runId !== savedRun) await state.set(runKey, runId);
+    const report: SyncReport = {
+      kind,
+      batches: 0,
+      sent: 0,
+      queued: 0,
+      skipped_unchanged: 0,
+      deleted: 0,
+      resumedAfter,
+    };
     let afterId = resumedAfter ?? 0;
+    // One page is read ahead, so the last batch with items is the one marked final (an empty
+    // listing sends one empty final batch: the site has none of these items left).
+    let page = (await list({ afterId, limit: batchSize })).slice(0, batchSize);
     for (;;) {
       // Extra items are left for the next page rather than sent as an oversized batch.
-      const items = (await list({ afterId, limit: batchSize })).slice(0, batchSize);
-      if (items.length === 0) break;
+      const items = page;
       let previous = afterId;
       for (const item of items) {
         if (!(item.wp_id > previous))
@@ -185,10 +222,13 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
           );
         previous = item.wp_id;
       }
+      const next =
+        items.length === 0 ? [] : (await list({ afterId: previous, limit: batchSize })).slice(0, batchSize);
+      const final = next.length === 0;
       const records = await Promise.all(items.map(toRecord));
       const result = await http.post(
         `/api/v1/wp/${kind}/sync`,
-        { ...common(agentId), [kind]: records },
+        { ...common(agentId), [kind]: records, full_sync: { id: runId, final } },
         ZSyncResult,
         {
           signed: true,
@@ -203,11 +243,15 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       report.sent += records.length;
       report.queued += result.queued;
       report.skipped_unchanged += result.skipped_unchanged;
+      report.deleted += result.deleted;
       afterId = previous;
+      if (final) break;
       // Saved only once the service accepted the batch, so a crash resends at most this batch.
       await state.set(key, String(afterId));
+      page = next;
     }
     await state.delete(key);
+    await state.delete(runKey);
     return report;
   }
 

@@ -7,6 +7,7 @@ import {
   HANDSHAKE_STATE_KEY,
   type SyncClientOptions,
   syncCursorKey,
+  syncRunKey,
 } from '../src/sync-client.js';
 import { SyncError } from '../src/sync-error.js';
 import {
@@ -95,6 +96,7 @@ describe('full sync', () => {
       sent: 120,
       queued: 120,
       skipped_unchanged: 0,
+      deleted: 0,
       resumedAfter: null,
     });
     assert.deepEqual(
@@ -137,11 +139,68 @@ describe('full sync', () => {
     assert.equal(report.sent, 51);
   });
 
-  it('an empty site sends nothing', async () => {
+  it('an empty site sends one empty final batch, which removes what the service still holds', async () => {
     const { sync } = client();
+    await sync.syncPosts({ agentId: AGENT_ID, store: makeStore({ posts: posts(3) }) });
+    fake.batches.length = 0;
     const report = await sync.syncPosts({ agentId: AGENT_ID, store: makeStore({}) });
-    assert.equal(report.batches, 0);
-    assert.equal(fake.requests.length, 0);
+    assert.equal(report.batches, 1);
+    assert.equal(report.deleted, 3);
+    assert.deepEqual(fake.batches[0]?.ids, []);
+    assert.equal(fake.batches[0]?.fullSync?.final, true);
+  });
+
+  it('every batch of a run carries one run id, only the last is final, and removed posts are counted', async () => {
+    const { sync, state } = client();
+    await sync.syncPosts({ agentId: AGENT_ID, store: makeStore({ posts: posts(120) }) });
+    const first = fake.batches.map((batch) => batch.fullSync);
+    assert.equal(first.length, 3);
+    const runId = first[0]?.id ?? '';
+    assert.match(runId, /^[0-9a-f]{32}$/);
+    assert.deepEqual(first, [
+      { id: runId, final: false },
+      { id: runId, final: false },
+      { id: runId, final: true },
+    ]);
+    assert.equal(await state.get(syncRunKey('posts', AGENT_ID)), null, 'the run id is dropped when done');
+
+    // Posts 101–120 were removed on the site while no delta was sent.
+    fake.batches.length = 0;
+    const report = await sync.syncPosts({ agentId: AGENT_ID, store: makeStore({ posts: posts(100) }) });
+    assert.equal(report.deleted, 20);
+    assert.equal(report.batches, 2);
+    assert.equal(fake.batches[1]?.fullSync?.final, true);
+    assert.notEqual(fake.batches[0]?.fullSync?.id, runId, 'a new run, a new id');
+  });
+
+  it('a resumed run keeps its run id; fromStart starts a new one', async () => {
+    const { sync, state } = client();
+    const store = makeStore({ posts: posts(120) });
+    let postSyncs = 0;
+    fake.intercept = (request) =>
+      request.path.endsWith('/posts/sync') && ++postSyncs === 2
+        ? { status: 500, body: { message: 'Server Error', code: 'internal_error', errors: {} } }
+        : undefined;
+    await assert.rejects(sync.syncPosts({ agentId: AGENT_ID, store }));
+    fake.intercept = null;
+    const runId = await state.get(syncRunKey('posts', AGENT_ID));
+    assert.equal(fake.batches[0]?.fullSync?.id, runId);
+    fake.batches.length = 0;
+    await client({ state }).sync.syncPosts({ agentId: AGENT_ID, store });
+    assert.deepEqual(
+      fake.batches.map((batch) => batch.fullSync),
+      [
+        { id: runId, final: false },
+        { id: runId, final: true },
+      ],
+    );
+
+    await state.set(syncCursorKey('posts', AGENT_ID), '50');
+    await state.set(syncRunKey('posts', AGENT_ID), 'old-run');
+    fake.batches.length = 0;
+    await sync.syncPosts({ agentId: AGENT_ID, store, fromStart: true });
+    assert.ok(fake.batches.every((batch) => batch.fullSync?.id !== 'old-run'));
+    assert.equal(fake.batches[0]?.ids[0], 1);
   });
 
   it('a failure on batch 2 throws and keeps the cursor; the next call resumes after batch 1', async () => {

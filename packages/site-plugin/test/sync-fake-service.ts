@@ -38,8 +38,12 @@ export type Override = { status: number; body?: string | object; headers?: Recor
 export type FakeService = {
   url: string;
   requests: RecordedRequest[];
-  /** wp_ids of every accepted posts/sync or products/sync batch, in order. */
-  batches: { kind: 'posts' | 'products'; ids: number[] }[];
+  /** wp_ids of every accepted posts/sync or products/sync batch, in order, with its `full_sync`. */
+  batches: {
+    kind: 'posts' | 'products';
+    ids: number[];
+    fullSync: { id: string; final: boolean } | null;
+  }[];
   /** Accepted delta bodies, as parsed by the contract. */
   changes: unknown[];
   coupons: unknown[] | null;
@@ -64,6 +68,7 @@ const envelope = (code: string, message: string) => ({ message, code, errors: {}
 /** Starts the fake on 127.0.0.1 and a free port. `now` is the verifier's clock (unix seconds). */
 export async function startFakeService(options: { now?: () => number } = {}): Promise<FakeService> {
   const hashes = new Map<string, string>();
+  const runs = new Map<string, Set<string>>();
   const fake: FakeService = {
     url: '',
     requests: [],
@@ -135,8 +140,10 @@ export async function startFakeService(options: { now?: () => number } = {}): Pr
     if (body.agent_id !== AGENT_ID) return { status: 404, body: envelope('not_found', 'Not found.') };
     if (route === 'posts/sync' || route === 'products/sync') {
       const kind = route === 'posts/sync' ? 'posts' : 'products';
+      const parsed = kind === 'posts' ? ZPostsSync.parse(request.json) : ZProductsSync.parse(request.json);
       const items: { wp_id: number; content_hash: string }[] =
-        kind === 'posts' ? ZPostsSync.parse(request.json).posts : ZProductsSync.parse(request.json).products;
+        'posts' in parsed ? parsed.posts : parsed.products;
+      const fullSync = parsed.full_sync ? { id: parsed.full_sync.id, final: parsed.full_sync.final } : null;
       let queued = 0;
       for (const item of items) {
         const key = `${kind}:${item.wp_id}`;
@@ -144,10 +151,26 @@ export async function startFakeService(options: { now?: () => number } = {}): Pr
         hashes.set(key, item.content_hash);
         queued += 1;
       }
-      fake.batches.push({ kind, ids: items.map((item) => item.wp_id) });
+      fake.batches.push({ kind, ids: items.map((item) => item.wp_id), fullSync });
+      // Full sync runs as the service keeps them: the final batch removes what the run did not list.
+      let deleted = 0;
+      if (fullSync) {
+        const listed = runs.get(fullSync.id) ?? new Set<string>();
+        for (const item of items) listed.add(`${kind}:${item.wp_id}`);
+        runs.set(fullSync.id, listed);
+        if (fullSync.final) {
+          for (const key of [...hashes.keys()]) {
+            if (key.startsWith(`${kind}:`) && !listed.has(key)) {
+              hashes.delete(key);
+              deleted += 1;
+            }
+          }
+          runs.delete(fullSync.id);
+        }
+      }
       return {
         status: 200,
-        body: { data: { queued, skipped_unchanged: items.length - queued, deleted: 0 } },
+        body: { data: { queued, skipped_unchanged: items.length - queued, deleted } },
       };
     }
     if (route === 'coupons/sync') {

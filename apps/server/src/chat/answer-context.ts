@@ -42,6 +42,30 @@ const ZProductMetadata = z.object({
   stock_status: z.string().catch(''),
 });
 
+/**
+ * `url` made absolute against `baseUrl` when it is a path on the service (`/kb/…`); other URLs
+ * as they are. A base that is not a bare http(s) origin (say, a Host header carrying a path or
+ * quotes) is not used: the path stays relative rather than pointing somewhere made up.
+ */
+export function absoluteUrl(url: string | null, baseUrl: string | undefined): string | null {
+  if (url === null || baseUrl === undefined || !url.startsWith('/') || url.startsWith('//')) return url;
+  let base: URL;
+  try {
+    base = new URL(baseUrl);
+  } catch {
+    return url;
+  }
+  const isBare =
+    (base.protocol === 'http:' || base.protocol === 'https:') &&
+    base.username === '' &&
+    base.password === '' &&
+    base.search === '' &&
+    base.hash === '' &&
+    // PUBLIC_BASE_URL may carry a plain path prefix (`https://example.com/chat`); nothing else.
+    /^(\/[\w.~-]+)*\/?$/.test(base.pathname);
+  return isBare ? `${base.origin}${base.pathname.replace(/\/$/, '')}${url}` : url;
+}
+
 /** The knowledge an answer may use: numbered sources and the agent's current coupons. */
 export type AnswerContext = { sources: AnswerSource[]; coupons: TCoupon[] };
 
@@ -58,6 +82,9 @@ export async function loadAnswerContext(options: {
   embeddings: EmbeddingProvider | null;
   now: Date;
   onError: (error: unknown, what: string) => void;
+  /** Where visitors reach the service (`https://chat.example.com`): the service's own pages,
+   * stored as paths when PUBLIC_BASE_URL is unset (`/kb/…`), are cited as absolute URLs on it. */
+  baseUrl?: string | undefined;
 }): Promise<AnswerContext> {
   const { db, agent } = options;
   const hits = await searchChunks({
@@ -76,7 +103,7 @@ export async function loadAnswerContext(options: {
   const products = await loadProducts(db, agent, hits);
   const sources = hits.map((hit, index) => ({
     id: index + 1,
-    hit,
+    hit: { ...hit, url: absoluteUrl(hit.url, options.baseUrl) },
     fromText: hit.ranks.fulltext !== undefined || hit.ranks.trigram !== undefined,
     product: products.get(hit.document_id) ?? null,
   }));

@@ -21,6 +21,8 @@ export async function answerVisitor(options: {
   message: string;
   emit: (frame: TStreamFrame) => void;
   signal?: AbortSignal;
+  /** Where the visitor reached the service: the base of its own pages' citation URLs. */
+  baseUrl?: string | undefined;
 }): Promise<TWidgetAnswer> {
   const { deps, caller } = options;
   const { db, log, now } = deps;
@@ -46,6 +48,7 @@ export async function answerVisitor(options: {
       embeddings: deps.embeddings,
       now: now(),
       onError: (error, what) => log.warn({ err: error }, what),
+      baseUrl: options.baseUrl,
     }),
     resolveProvider({ db, config: deps.config, workspaceId: caller.workspaceId }),
     modelHistory(db, caller, questionId),

@@ -8,6 +8,7 @@ import type { Database } from '../db/database.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { type EmbeddingProvider, embeddingProviderFor } from '../embeddings/index.js';
 import { AppError, validationError, validationErrorFromZod } from '../errors/app-error.js';
+import { isEmbeddedStore, maintainTables } from '../jobs/maintain-store.js';
 import {
   EVAL_DEFAULT_LIMIT,
   evaluateAgent,
@@ -103,6 +104,15 @@ export const DATA_COMMANDS = {
       embeddings,
       onVectorError: (error) => ctx.log.warn({ err: error }, 'eval: a question could not be embedded'),
     });
+  },
+  /**
+   * Embedded store: VACUUM (ANALYZE) every table now, one at a time (the maintenance job's
+   * sweep); PostgreSQL: nothing, autovacuum runs there.
+   */
+  async maintenance(ctx: CommandContext) {
+    if (!(await isEmbeddedStore(ctx.database.db)))
+      return { skipped: 'PostgreSQL has autovacuum', tables: [] };
+    return { tables: await maintainTables({ db: ctx.database.db, all: true }) };
   },
 } as const;
 

@@ -12,18 +12,24 @@ import { DATA_COMMANDS, type DataCommandName, isDataCommand, readEvalOptions } f
 import { ControlCommandError, callControlServer } from './control-socket.js';
 import { formatResult } from './format.js';
 import { rotateAppKey } from './key-rotation.js';
+import { resolvePassword } from './read-password.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  bootstrap --email E --password P --workspace NAME [--json]
+  bootstrap --email E --password-stdin --workspace NAME [--json]
                        Create the first (or another) owner, their workspace and an admin API token.
+                       The password is read from standard input (one trailing newline dropped);
+                       without --password-stdin a terminal asks for it without echo.
+                       (--password P still works but shows the password in the process list.)
   token:create --workspace ID --name N --abilities admin,wp:integration [--json]
                        Issue an API token; prints the plaintext once.
   demo:connect --origin URL [--json]
                        Connect a local demo shop (npm run demo) to the seeded demo workspace:
                        allow its origin on the demo agent and issue a wp:integration token.
   migrate [--json]     Apply pending database migrations.
+  maintenance [--json] Embedded store: VACUUM (ANALYZE) every table now, one at a time (the
+                       maintenance job runs this every STORE_MAINTENANCE_INTERVAL_MINUTES).
   eval --agent ID --golden FILE.jsonl [--limit N] [--min-recall5 X] [--json]
                        Score an agent's retrieval on golden questions (one JSON object a line:
                        {"question", "expected_url" | "expected_text", "id"?}); prints recall@1,
@@ -50,6 +56,7 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
     options: {
       email: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean', default: false },
       workspace: { type: 'string' },
       name: { type: 'string' },
       abilities: { type: 'string' },
@@ -90,7 +97,18 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
     process.stderr.write(`Unknown command: ${command}\n\n${USAGE}\n`);
     return 1;
   }
-  const { json, help: _help, ...args } = values;
+  const { json, help: _help, 'password-stdin': passwordStdin, ...args } = values;
+  if (command === 'bootstrap') {
+    args.password = await resolvePassword({
+      password: args.password,
+      passwordStdin,
+      input: process.stdin,
+      output: process.stderr,
+    });
+  } else if (passwordStdin) {
+    process.stderr.write(`--password-stdin is an option of bootstrap only, not of ${command}.\n`);
+    return 1;
+  }
   if (command === 'eval') return runEval(config, log, args, json);
   const result = await runDataCommand(config, log, command, args);
   process.stdout.write(`${formatResult(command, result, json)}\n`);

@@ -102,6 +102,22 @@ export const ZEnv = z.object({
       )
       .optional(),
   ),
+  // Admin API per credential and minute. A person clicking through the console makes a few
+  // requests a page: 300 a minute is five a second for a whole minute, which a runaway script
+  // reaches and a person does not. Search, uploads, new sources and reindex fetch, parse or
+  // embed (on the embedded store's one connection): 30 a minute of those, within the 300.
+  ADMIN_RATE_LIMIT_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(300),
+  ),
+  ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(30),
+  ),
+  STORE_MAINTENANCE_INTERVAL_MINUTES: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(0).max(10_080).default(60),
+  ),
   WIDGET_RATE_LIMIT_SCALE: z.preprocess(emptyToUndefined, z.coerce.number().min(0.01).max(10_000).default(1)),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
@@ -165,6 +181,12 @@ export type Config = Readonly<{
   demoSeed: boolean;
   /** Where the built widget (manifest.json, widget.<hash>.js, locales/) is read from. */
   widgetDistDir: string;
+  /** Admin API requests per minute per credential (token or session). */
+  adminRateLimitPerMinute: number;
+  /** Admin search, uploads, new sources and reindex per minute per credential. */
+  adminExpensiveRateLimitPerMinute: number;
+  /** Minutes between two runs of the embedded store's maintenance (VACUUM/ANALYZE); 0 turns it off. */
+  storeMaintenanceIntervalMinutes: number;
   /** Multiplies every widget limit (1: the contract's values; benchmarks raise it). */
   widgetRateLimitScale: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -272,6 +294,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     syncBodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
     wpThrottlePerMinute: e.WP_THROTTLE_PER_MINUTE,
     widgetRateLimitScale: e.WIDGET_RATE_LIMIT_SCALE,
+    adminRateLimitPerMinute: e.ADMIN_RATE_LIMIT_PER_MINUTE,
+    adminExpensiveRateLimitPerMinute: e.ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE,
+    storeMaintenanceIntervalMinutes: e.STORE_MAINTENANCE_INTERVAL_MINUTES,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     demoSeed: e.DEMO_SEED,
     widgetDistDir: e.WIDGET_DIST_DIR ?? DEFAULT_WIDGET_DIST_DIR,

@@ -141,8 +141,20 @@ export type DocumentsTable = {
   index_status: Generated<'pending' | 'indexed' | 'failed'>;
   indexed_hash: string | null;
   indexed_at: Date | null;
+  /** The last full sync run that listed it (site and products sources), and when. */
+  full_sync_run_id: string | null;
+  full_sync_listed_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+};
+
+/** Open full sync runs of a site's posts or products source. */
+export type FullSyncRunsTable = {
+  source_id: string;
+  run_id: string;
+  started_at: Generated<Date>;
+  last_batch_at: Generated<Date>;
+  finished_at: Date | null;
 };
 
 export type ChunksTable = {
@@ -205,6 +217,7 @@ export type DB = ConversationTables & {
   audit_logs: AuditLogsTable;
   sources: SourcesTable;
   documents: DocumentsTable;
+  full_sync_runs: FullSyncRunsTable;
   chunks: ChunksTable;
   embeddings: EmbeddingsTable;
   agent_words: AgentWordsTable;

@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorCode, type TServiceError } from '@service/contract';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type FieldErrors, validationError } from '../errors/app-error.js';
 
@@ -17,12 +17,25 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
 };
 
+/**
+ * The service envelope for an error: the one mapping the JSON error answers and the stream's
+ * `error` frame share. 401s never carry detail.
+ */
+export function serviceErrorBody(error: AppError): TServiceError {
+  return error.status === 401 && error.code === 'unauthenticated'
+    ? { message: ERROR_CODES.unauthenticated.message, code: 'unauthenticated', errors: {} }
+    : { message: error.message, code: error.code, errors: error.errors };
+}
+
+/** Logs a rejected or failed request the way the error handler does (5xx as errors). */
+export function logRequestError(log: FastifyBaseLogger, raw: unknown, error: AppError): void {
+  if (error.status >= 500 && error.code !== 'not_ready') log.error({ err: raw }, 'request failed');
+  else log.info({ code: error.code, status: error.status }, 'request rejected');
+}
+
 /** Sends the service envelope for an error code. 401s never carry detail. */
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  const body: TServiceError =
-    error.status === 401 && error.code === 'unauthenticated'
-      ? { message: ERROR_CODES.unauthenticated.message, code: 'unauthenticated', errors: {} }
-      : { message: error.message, code: error.code, errors: error.errors };
+  const body = serviceErrorBody(error);
   if (error.retryAfter !== undefined)
     reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfter))));
   return reply.status(error.status).type('application/json; charset=utf-8').send(body);
@@ -32,8 +45,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError, request, reply) => {
     const error = toAppError(raw);
-    if (error.status >= 500 && error.code !== 'not_ready') request.log.error({ err: raw }, 'request failed');
-    else request.log.info({ code: error.code, status: error.status }, 'request rejected');
+    logRequestError(request.log, raw, error);
     return sendError(reply, error);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('not_found')));

@@ -35,6 +35,12 @@ export type RateLimits = {
   wpIntegration: RateLimiter;
   /** Admin sign-in: 5 attempts a minute per email and client address (contract, "login"). */
   login: RateLimiter;
+  /**
+   * Admin API, keyed per credential (`token:<id>` or `session:<id>`, never a secret): every
+   * authenticated request, and the expensive ones (search, uploads, new sources, reindex) again.
+   */
+  admin: RateLimiter;
+  adminExpensive: RateLimiter;
   /** Widget surface limits (contract, "Rate limits on public surfaces"). */
   widget: Readonly<Record<WidgetLimitName, RateLimiter>>;
   /** Resolves once Redis is connected (or at once without Redis, or after `timeoutMs` if it is down). */
@@ -91,6 +97,12 @@ export function createRateLimits(config: Config): RateLimits {
   return {
     wpIntegration: build({ keyPrefix: 'wp', points: config.wpThrottlePerMinute, durationSeconds: 60 }),
     login: build({ keyPrefix: 'login', points: LOGIN_ATTEMPTS_PER_MINUTE, durationSeconds: 60 }),
+    admin: build({ keyPrefix: 'admin', points: config.adminRateLimitPerMinute, durationSeconds: 60 }),
+    adminExpensive: build({
+      keyPrefix: 'admin-expensive',
+      points: config.adminExpensiveRateLimitPerMinute,
+      durationSeconds: 60,
+    }),
     widget: Object.freeze({
       init: perMinute('init'),
       messages: perMinute('messages'),

@@ -3,6 +3,7 @@ import { deliverWebhookJob } from './deliver-webhook.js';
 import { embedChunksJob } from './embed-chunks.js';
 import { fetchSourceJob } from './fetch-source/fetch-source.js';
 import { indexDocumentJob } from './index-document.js';
+import { maintainStoreJob } from './maintain-store.js';
 import { pushLeadJob } from './push-lead.js';
 
 /**
@@ -15,4 +16,5 @@ export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [
   embedChunksJob,
   deliverWebhookJob,
   pushLeadJob,
+  maintainStoreJob,
 ];

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
 import type { Queryable } from '../db/queryable.js';
 import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
 import { defineJob, type JobQueue } from '../queue/job-queue.js';
-import { embedChunksSpec } from '../queue/job-specs.js';
+import { EMBED_RETRY_LIMIT, embedChunksSpec } from '../queue/job-specs.js';
+import { settleSources } from '../services/knowledge/source-run.js';
 
 /** An embedding run that wrote at least this many vectors refreshes the planner statistics. */
 const ANALYZE_AFTER = 1000;
@@ -12,15 +14,47 @@ const ANALYZE_AFTER = 1000;
  * time (provider calls happen outside any transaction, so a slow embeddings server never holds
  * the store), then drops vectors no chunk uses any more and vectors of other providers. Keyed
  * per agent: however many documents are indexed at once, one run catches up with all of them.
+ * At the end it settles the agent's `indexing` sources (their vectors are now written); when its
+ * last attempt fails, they are settled without vectors and their `error` says so.
  */
 export const embedChunksJob = defineJob({
   ...embedChunksSpec,
-  async handle({ agentId }, { db, log, embeddings }) {
+  async handle({ agentId }, { db, log, embeddings, attempt }) {
     if (!embeddings) return;
-    let after = '';
-    let embedded = 0;
-    for (;;) {
-      const batch = await sql<{ content_hash: string; content: string; workspace_id: string }>`
+    try {
+      await embedAgentChunks(db, log, embeddings, agentId);
+    } catch (error) {
+      if (attempt > EMBED_RETRY_LIMIT) {
+        log.error({ err: error, agentId }, 'chunks could not be embedded; giving up');
+        await settleSources(db, await indexingSourcesOf(db, agentId), { embeddingsFailed: true });
+      }
+      throw error;
+    }
+    await settleSources(db, await indexingSourcesOf(db, agentId), { embeddingsKey: embeddings.key });
+  },
+});
+
+/** The agent's sources waiting for their documents' index jobs or vectors. */
+async function indexingSourcesOf(db: Queryable, agentId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sources')
+    .select('id')
+    .where('agent_id', '=', agentId)
+    .where('status', '=', 'indexing')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+async function embedAgentChunks(
+  db: Queryable,
+  log: Logger,
+  embeddings: EmbeddingProvider,
+  agentId: string,
+): Promise<void> {
+  let after = '';
+  let embedded = 0;
+  for (;;) {
+    const batch = await sql<{ content_hash: string; content: string; workspace_id: string }>`
         select distinct on (c.content_hash) c.content_hash, c.content, c.workspace_id
         from chunks c
         where c.agent_id = ${agentId}
@@ -30,43 +64,42 @@ export const embedChunksJob = defineJob({
             where e.agent_id = c.agent_id and e.model = ${embeddings.key} and e.content_hash = c.content_hash)
         order by c.content_hash
         limit ${embeddings.maxBatch}`.execute(db);
-      const rows = batch.rows;
-      const last = rows.at(-1);
-      if (!last) break;
-      after = last.content_hash;
-      const vectors = await embeddings.embed(rows.map((row) => row.content));
-      await db
-        .insertInto('embeddings')
-        .values(
-          rows.map((row, index) => {
-            const vector = vectors[index] ?? [];
-            return {
-              agent_id: agentId,
-              workspace_id: row.workspace_id,
-              model: embeddings.key,
-              content_hash: row.content_hash,
-              dims: vector.length,
-              embedding: toVectorLiteral(vector),
-            };
-          }),
-        )
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      embedded += rows.length;
-    }
-    const removed = await sql`
+    const rows = batch.rows;
+    const last = rows.at(-1);
+    if (!last) break;
+    after = last.content_hash;
+    const vectors = await embeddings.embed(rows.map((row) => row.content));
+    await db
+      .insertInto('embeddings')
+      .values(
+        rows.map((row, index) => {
+          const vector = vectors[index] ?? [];
+          return {
+            agent_id: agentId,
+            workspace_id: row.workspace_id,
+            model: embeddings.key,
+            content_hash: row.content_hash,
+            dims: vector.length,
+            embedding: toVectorLiteral(vector),
+          };
+        }),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    embedded += rows.length;
+  }
+  const removed = await sql`
       delete from embeddings e
       where e.agent_id = ${agentId}
         and (e.model <> ${embeddings.key}
           or not exists (select 1 from chunks c where c.agent_id = e.agent_id and c.content_hash = e.content_hash))`.execute(
-      db,
-    );
-    // The embedded store has no autovacuum: after a bulk load its planner statistics are stale
-    // (or absent) and search plans go badly wrong, so refresh them here.
-    if (embedded >= ANALYZE_AFTER) await sql`analyze chunks, embeddings, agent_words`.execute(db);
-    log.debug({ agentId, embedded, removed: Number(removed.numAffectedRows ?? 0) }, 'chunks embedded');
-  },
-});
+    db,
+  );
+  // The embedded store has no autovacuum: after a bulk load its planner statistics are stale
+  // (or absent) and search plans go badly wrong, so refresh them here.
+  if (embedded >= ANALYZE_AFTER) await sql`analyze chunks, embeddings, agent_words`.execute(db);
+  log.debug({ agentId, embedded, removed: Number(removed.numAffectedRows ?? 0) }, 'chunks embedded');
+}
 
 /** Queues an agent's embedding run (inside the caller's transaction when given one). */
 export async function queueEmbedding(

@@ -84,6 +84,43 @@ const VECTORS: Array<[string, string]> = [
   ['html comment and CDATA', '<!-- x --><![CDATA[<script>alert(1)</script>]]>'],
 ];
 
+/** Raw HTML edge cases: [label, markdown, the exact HTML expected]. */
+const RAW_HTML: Array<[string, string, string]> = [
+  ['<script> block', '<script>alert(1)</script>', ''],
+  ['upper-case <SCRIPT>', '<SCRIPT>alert(1)</SCRIPT>\n\nafter', '<p>after</p>\n'],
+  ['mixed-case inline <ScRiPt>', 'x <ScRiPt>alert(1)</sCrIpT> y', '<p>x  y</p>\n'],
+  ['unclosed <script> block', '<script>alert(1)\n\nmore alert(2)', ''],
+  ['unclosed inline <script>', 'p <script>alert(1) *x* end', '<p>p </p>\n'],
+  ['<style> block', '<style>body{display:none}</style>\n\nok', '<p>ok</p>\n'],
+  ['<img onerror>', '<img src=x onerror=alert(1)>', ''],
+  [
+    'inline <img> with attributes across lines',
+    'para <img\nsrc=x\nonerror=alert(1)> end',
+    '<p>para  end</p>\n',
+  ],
+  ['<iframe> with fallback', '<iframe src="javascript:alert(1)">fallback</iframe>', ''],
+  ['<svg onload>', '<svg onload=alert(1)>', ''],
+  ['<svg> with attributes across lines', 'a <svg\n  onload="alert(1)"\n  width=1> b', '<p>a  b</p>\n'],
+  ['<a href=javascript:>', '<a href="javascript:alert(1)">link text</a>', '<p>link text</p>\n'],
+  ['nested tags', '<div><b>nested <i>deep <u>er</u></i></b></div>', '<p>nested deep er</p>\n'],
+  ['nested script in a div block', '<div>\nHi <script>alert(1)</script> there\n</div>', '<p>Hi  there</p>\n'],
+  ['script split by a blank line in a div', '<div>\n<script>\nalert(1)\n\n</script>\n</div>', ''],
+  ['a quoted > inside an attribute', '<div title="a>b" onclick=\'alert(1)\'>t</div>', '<p>t</p>\n'],
+  ['an unclosed quote hides the rest of the block', '<div title="x>alert(1)</div>\n\nnext', '<p>next</p>\n'],
+  ['HTML comment', 'a <!-- <script>alert(1)</script> --> b', '<p>a  b</p>\n'],
+  ['<!--> (an empty comment)', '<!-->visible', '<p>visible</p>\n'],
+  ['<!---> inline', 'a <!---> b', '<p>a  b</p>\n'],
+  ['comment block', '<!--\n<img src=x onerror=alert(1)>\n-->', ''],
+  ['CDATA', '<![CDATA[<script>alert(1)</script>]]>', ''],
+  ['processing instruction', '<?xml-stylesheet href="javascript:alert(1)"?>', ''],
+  ['declaration', '<!DOCTYPE html>', ''],
+  ['a tag reassembled inline', '<<b>script>alert(1)<</b>/script>', ''],
+  ['a paragraph of tags only', '<span>\n</span> <b></b>', ''],
+  ['a tag reassembled in a block', '<div><<b>script>alert(1)<</b>/script></div>', ''],
+  ['escaped tags inside a block', '<div>&lt;script&gt;alert(1)&lt;/script&gt;</div>', ''],
+  ['<textarea> content', '<textarea><script>alert(1)</script></textarea>ok', '<p>ok</p>\n'],
+];
+
 describe('renderMarkdown: hostile input', () => {
   for (const [label, markdown] of VECTORS) {
     test(`neutralises ${label}`, () => {
@@ -95,9 +132,37 @@ describe('renderMarkdown: hostile input', () => {
     assert.ok(VECTORS.length >= 14);
   });
 
-  test('raw HTML is escaped, not dropped silently into the page', () => {
-    assert.equal(renderMarkdown('<b>x</b>'), '<p>&lt;b&gt;x&lt;/b&gt;</p>\n');
-    assert.match(renderMarkdown('<script>alert(1)</script>'), /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+  test('raw HTML tags are stripped: harmless text stays, a script or style body goes', () => {
+    assert.equal(renderMarkdown('<b>x</b>'), '<p>x</p>\n');
+    assert.equal(renderMarkdown('a <span class="k">b</span> c'), '<p>a b c</p>\n');
+    assert.equal(renderMarkdown('<script>alert(1)</script>'), '');
+    assert.equal(renderMarkdown('x <style>p{color:red}</style> y'), '<p>x  y</p>\n');
+    assert.equal(renderMarkdown('<div>\nHello <b>there</b>\n</div>'), '<p>Hello there</p>\n');
+  });
+
+  for (const [label, markdown, expected] of RAW_HTML) {
+    test(`strips raw HTML: ${label}`, () => {
+      const html = renderMarkdown(markdown);
+      assertInert(html, label);
+      assert.doesNotMatch(html, /&lt;|&gt;/, `${label}: no tag shown as escaped text in ${html}`);
+      assert.doesNotMatch(html, /alert|onerror|onload|javascript/i, `${label}: ${html}`);
+      assert.equal(html, expected, label);
+    });
+  }
+
+  test('code spans and blocks that contain a tag still show it as code text', () => {
+    assert.equal(
+      renderMarkdown('Use `<script>alert(1)</script>` here.'),
+      '<p>Use <code>&lt;script&gt;alert(1)&lt;/script&gt;</code> here.</p>\n',
+    );
+    assert.equal(
+      renderMarkdown('```html\n<script>alert(1)</script>\n```'),
+      '<pre><code class="language-html">&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>\n',
+    );
+    assert.equal(
+      renderMarkdown('    <iframe src=x></iframe>'),
+      '<pre><code>&lt;iframe src=x&gt;&lt;/iframe&gt;\n</code></pre>\n',
+    );
   });
 
   test('a refused link is not a link; a refused image leaves only its alt text', () => {

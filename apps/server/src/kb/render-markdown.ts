@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import { dropInlineHtml, htmlText } from './strip-html.js';
 
 /** Schemes a link may use; anything else with a scheme is refused. */
 const LINK_SCHEMES = new Set(['http', 'https', 'mailto']);
@@ -85,8 +86,34 @@ export function isSafeImageSource(url: string): boolean {
 }
 
 function createRenderer(): MarkdownIt {
-  const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false });
+  // html:true so raw HTML is parsed into html_block/html_inline tokens and can be stripped;
+  // html:false would escape it into visible tag text instead.
+  const md = new MarkdownIt('default', { html: true, linkify: true, typographer: false });
   md.validateLink = isSafeLink;
+
+  // Raw HTML is stripped: inline tags go (the text between harmless ones stays), a block keeps
+  // only its visible text, and a hidden element (<script>, <style>, …) goes with its content.
+  md.core.ruler.push('strip_raw_html', (state) => {
+    state.tokens.forEach((token, index) => {
+      if (token.type === 'html_block') token.content = htmlText(token.content, md.utils.unescapeAll);
+      if (token.type !== 'inline' || !token.children) return;
+      token.children = dropInlineHtml(token.children);
+      // A paragraph that held only raw HTML leaves no empty <p></p> behind.
+      const isEmpty = token.children.every((child) => child.type === 'text' && child.content.trim() === '');
+      const open = state.tokens[index - 1];
+      const close = state.tokens[index + 1];
+      if (isEmpty && open?.type === 'paragraph_open' && close?.type === 'paragraph_close') {
+        open.hidden = true;
+        close.hidden = true;
+        token.children = [];
+      }
+    });
+  });
+  md.renderer.rules.html_inline = () => '';
+  md.renderer.rules.html_block = (tokens, idx) => {
+    const text = (tokens[idx]?.content ?? '').trim();
+    return text === '' ? '' : `<p>${md.utils.escapeHtml(text)}</p>\n`;
+  };
 
   const renderLinkOpen = md.renderer.rules.link_open;
   md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
@@ -123,8 +150,8 @@ function createRenderer(): MarkdownIt {
 const renderer = createRenderer();
 
 /**
- * Renders knowledge-base markdown to HTML that is safe to serve: raw HTML is escaped, not
- * rendered; links are limited to http(s), mailto and relative/fragment targets and carry
+ * Renders knowledge-base markdown to HTML that is safe to serve: raw HTML tags are stripped
+ * (kb/strip-html.ts; a `<script>`'s or `<style>`'s content goes too, other text stays); links are limited to http(s), mailto and relative/fragment targets and carry
  * `rel="nofollow noopener noreferrer"`; images must have an absolute http(s) source.
  */
 export function renderMarkdown(markdown: string): string {

@@ -157,8 +157,11 @@ export class JobQueue {
     await this.boss.insert(rows, within(options.db));
   }
 
-  /** Starts consuming every registered queue in this process. */
-  async work(options: { pollingIntervalSeconds?: number } = {}): Promise<void> {
+  /**
+   * Starts consuming every registered queue in this process; `batchSize` jobs per fetch
+   * (default 1), each handled in turn.
+   */
+  async work(options: { pollingIntervalSeconds?: number; batchSize?: number } = {}): Promise<void> {
     if (this.working) return;
     this.working = true;
     for (const definition of this.definitions.values()) {
@@ -168,16 +171,21 @@ export class JobQueue {
       let workerId: string | null = null;
       workerId = await this.boss.work(
         definition.name,
-        { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, includeMetadata: true },
+        {
+          batchSize: options.batchSize ?? 1,
+          pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+          includeMetadata: true,
+        },
         async (jobs) => {
           for (const job of jobs) {
             const log = this.log.child({ job: definition.name, jobId: job.id });
             const payload = definition.payload.safeParse(job.data);
             if (!payload.success) {
               // A payload that cannot parse will never succeed: log it and let the job complete
-              // instead of burning retries on it.
+              // instead of burning retries on it. The rest of the batch still runs, and the
+              // worker is still woken for the next fetch below.
               log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
-              return;
+              continue;
             }
             await definition.handle(payload.data, {
               db: this.db,

@@ -5,13 +5,19 @@ import { defineJobSpec } from './job-queue.js';
 export const PUSH_LEAD_RETRY_LIMIT = 5;
 /** Retries after the first webhook delivery attempt; the delivery is `failed` when the last one fails. */
 export const DELIVER_WEBHOOK_RETRY_LIMIT = 6;
+/** Attempts an index job gets beyond the first (its last attempt marks the document failed). */
+export const INDEX_RETRY_LIMIT = 5;
+/** Attempts a fetch gets beyond the first; the last one's failure fails the source. */
+export const FETCH_RETRY_LIMIT = 2;
+/** Attempts an embedding run gets beyond the first. */
+export const EMBED_RETRY_LIMIT = 8;
 
 /** Chunks and indexes one document (jobs/index-document.ts); keyed per document. */
 export const indexDocumentSpec = defineJobSpec({
   name: 'index-document',
   payload: z.object({ documentId: z.string().min(1) }),
   policy: 'stately',
-  retryLimit: 5,
+  retryLimit: INDEX_RETRY_LIMIT,
 });
 
 /** Fetches one url/crawl/sitemap/sql source (jobs/fetch-source/); keyed per source. */
@@ -19,7 +25,7 @@ export const fetchSourceSpec = defineJobSpec({
   name: 'fetch-source',
   payload: z.object({ sourceId: z.string().min(1) }),
   policy: 'stately',
-  retryLimit: 2,
+  retryLimit: FETCH_RETRY_LIMIT,
   // A crawl may take its whole time budget (15 minutes) plus the storing.
   expireInSeconds: 30 * 60,
 });
@@ -29,7 +35,7 @@ export const embedChunksSpec = defineJobSpec({
   name: 'embed-chunks',
   payload: z.object({ agentId: z.string().min(1) }),
   policy: 'stately',
-  retryLimit: 8,
+  retryLimit: EMBED_RETRY_LIMIT,
   retryDelaySeconds: 30,
 });
 

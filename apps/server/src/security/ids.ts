@@ -23,3 +23,10 @@ const next = monotonicFactory(pooledRandom);
 export function newId(): string {
   return next();
 }
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** True for a string shaped like {@link newId}'s output (what a cursor may carry back). */
+export function isId(value: string): boolean {
+  return ULID.test(value);
+}

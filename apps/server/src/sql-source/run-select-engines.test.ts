@@ -4,30 +4,30 @@ import { after, before, describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import {
+  localPostgresUrl,
   LOCAL_MARIADB as MARIADB,
   LOCAL_MARIADB_ALLOW as MARIADB_ALLOW,
   LOCAL_POSTGRES as PG,
   LOCAL_POSTGRES_ALLOW as PG_ALLOW,
+  unreachable,
 } from '../../test/support/local-databases.js';
 import { type RunSelectOptions, runSelect } from './run-select.js';
 
 // Integration tests against the machine's own servers, on loopback only (allowed through the
-// guard with SAFE_URL_ALLOW-style entries); each test skips when its server is not running.
+// guard with SAFE_URL_ALLOW-style entries); each test skips when its server is not running
+// (TEST_SQL_POSTGRES_URL / TEST_SQL_MYSQL_URL move them to another port on 127.0.0.1).
 const SUFFIX = `${process.env.TEST_RUN_ID ?? Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 
-describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
+describe(`runSelect on PostgreSQL (127.0.0.1:${PG.port})`, () => {
   const schema = `sqlsrc_${SUFFIX}`;
   let admin: pg.Client | undefined;
   const run = (query: string, options: RunSelectOptions = {}) =>
     runSelect({ ...PG, query }, { allow: PG_ALLOW, ...options });
 
   before(async () => {
-    const client = new pg.Client({ host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' });
-    try {
-      await client.connect();
-    } catch {
-      return;
-    }
+    if (await unreachable('PostgreSQL', PG)) return;
+    const client = new pg.Client({ connectionString: localPostgresUrl(), connectionTimeoutMillis: 10_000 });
+    await client.connect();
     admin = client;
     await client.query(`CREATE SCHEMA ${schema}`);
     await client.query(
@@ -45,7 +45,7 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 
   test('returns the rows and columns, typed', async (t) => {
-    if (!admin) return t.skip('PostgreSQL is not reachable at 127.0.0.1:5432');
+    if (!admin) return t.skip(`PostgreSQL is not reachable at 127.0.0.1:${PG.port}`);
     const result = await run(`SELECT id, name, added, data FROM ${schema}.items ORDER BY id;`);
     assert.ok(result.ok, result.ok ? '' : result.reason);
     assert.deepEqual(result.columns, ['id', 'name', 'added', 'data']);
@@ -60,7 +60,7 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 
   test('the row cap is enforced and reported: 3 of 5 rows', async (t) => {
-    if (!admin) return t.skip('PostgreSQL is not reachable at 127.0.0.1:5432');
+    if (!admin) return t.skip(`PostgreSQL is not reachable at 127.0.0.1:${PG.port}`);
     const result = await run(`SELECT id FROM ${schema}.items ORDER BY id`, { rowCap: 3 });
     assert.ok(result.ok);
     assert.deepEqual(result.rows, [{ id: 1 }, { id: 2 }, { id: 3 }]);
@@ -71,7 +71,7 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 
   test('is refused without the allow entry, and connects with it', async (t) => {
-    if (!admin) return t.skip('PostgreSQL is not reachable at 127.0.0.1:5432');
+    if (!admin) return t.skip(`PostgreSQL is not reachable at 127.0.0.1:${PG.port}`);
     const refused = await runSelect({ ...PG, query: 'SELECT 1 AS one' });
     assert.deepEqual(refused, { ok: false, reason: 'refused: 127.0.0.1 is a loopback address' });
     const allowed = await runSelect({ ...PG, query: 'SELECT 1 AS one' }, { allow: PG_ALLOW });
@@ -79,7 +79,7 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 
   test('the transaction is read-only: nextval() fails and changes nothing', async (t) => {
-    if (!admin) return t.skip('PostgreSQL is not reachable at 127.0.0.1:5432');
+    if (!admin) return t.skip(`PostgreSQL is not reachable at 127.0.0.1:${PG.port}`);
     const result = await run(`SELECT nextval('${schema}.seq')`);
     assert.deepEqual(result, {
       ok: false,
@@ -90,7 +90,7 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 
   test('a smuggled second statement is refused by the server (extended protocol)', async (t) => {
-    if (!admin) return t.skip('PostgreSQL is not reachable at 127.0.0.1:5432');
+    if (!admin) return t.skip(`PostgreSQL is not reachable at 127.0.0.1:${PG.port}`);
     const result = await run(`SELECT 1) AS x; DELETE FROM ${schema}.items; SELECT * FROM (SELECT 1`);
     assert.equal(result.ok, false);
     assert.match(
@@ -102,7 +102,7 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 
   test('the statement timeout stops a slow query', async (t) => {
-    if (!admin) return t.skip('PostgreSQL is not reachable at 127.0.0.1:5432');
+    if (!admin) return t.skip(`PostgreSQL is not reachable at 127.0.0.1:${PG.port}`);
     const started = Date.now();
     const result = await run('SELECT pg_sleep(5)', { statementTimeoutMs: 200 });
     assert.deepEqual(result, { ok: false, reason: 'failed: canceling statement due to statement timeout' });
@@ -110,7 +110,7 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 
   test('a wrong password or user fails without echoing the password', async (t) => {
-    if (!admin) return t.skip('PostgreSQL is not reachable at 127.0.0.1:5432');
+    if (!admin) return t.skip(`PostgreSQL is not reachable at 127.0.0.1:${PG.port}`);
     const result = await runSelect(
       { ...PG, user: `nobody_${SUFFIX}`, password: 'hunter2-wrong', query: 'SELECT 1' },
       { allow: PG_ALLOW },
@@ -121,18 +121,22 @@ describe('runSelect on PostgreSQL (127.0.0.1:5432)', () => {
   });
 });
 
-describe('runSelect on MariaDB (127.0.0.1:3306)', () => {
+describe(`runSelect on MariaDB (127.0.0.1:${MARIADB.port})`, () => {
   const table = `sqlsrc_${SUFFIX}`;
   let admin: mysql.Connection | undefined;
   const run = (query: string, options: RunSelectOptions = {}) =>
     runSelect({ ...MARIADB, query }, { allow: MARIADB_ALLOW, ...options });
 
   before(async () => {
-    try {
-      admin = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', database: 'test' });
-    } catch {
-      return;
-    }
+    if (await unreachable('MariaDB', MARIADB)) return;
+    admin = await mysql.createConnection({
+      host: MARIADB.host,
+      port: MARIADB.port,
+      user: MARIADB.user,
+      password: MARIADB.password,
+      database: MARIADB.database,
+      connectTimeout: 10_000,
+    });
     await admin.query(
       `CREATE TABLE ${table} (id int PRIMARY KEY, name varchar(50), big bigint, added datetime)`,
     );
@@ -147,7 +151,7 @@ describe('runSelect on MariaDB (127.0.0.1:3306)', () => {
   });
 
   test('returns the rows and columns; big integers stay exact', async (t) => {
-    if (!admin) return t.skip('MariaDB is not reachable at 127.0.0.1:3306');
+    if (!admin) return t.skip(`MariaDB is not reachable at 127.0.0.1:${MARIADB.port}`);
     const result = await run(`SELECT id, name, big FROM ${table} ORDER BY id`);
     assert.ok(result.ok, result.ok ? '' : result.reason);
     assert.deepEqual(result.columns, ['id', 'name', 'big']);
@@ -156,7 +160,7 @@ describe('runSelect on MariaDB (127.0.0.1:3306)', () => {
   });
 
   test('the row cap is enforced and reported: 3 of 5 rows', async (t) => {
-    if (!admin) return t.skip('MariaDB is not reachable at 127.0.0.1:3306');
+    if (!admin) return t.skip(`MariaDB is not reachable at 127.0.0.1:${MARIADB.port}`);
     const result = await run(`SELECT id FROM ${table} ORDER BY id`, { rowCap: 3 });
     assert.ok(result.ok);
     assert.deepEqual(result.rows, [{ id: 1 }, { id: 2 }, { id: 3 }]);
@@ -164,13 +168,13 @@ describe('runSelect on MariaDB (127.0.0.1:3306)', () => {
   });
 
   test('is refused without the allow entry', async (t) => {
-    if (!admin) return t.skip('MariaDB is not reachable at 127.0.0.1:3306');
+    if (!admin) return t.skip(`MariaDB is not reachable at 127.0.0.1:${MARIADB.port}`);
     const refused = await runSelect({ ...MARIADB, query: 'SELECT 1' });
     assert.deepEqual(refused, { ok: false, reason: 'refused: 127.0.0.1 is a loopback address' });
   });
 
   test('a smuggled second statement fails (multipleStatements off) and writes nothing', async (t) => {
-    if (!admin) return t.skip('MariaDB is not reachable at 127.0.0.1:3306');
+    if (!admin) return t.skip(`MariaDB is not reachable at 127.0.0.1:${MARIADB.port}`);
     const result = await run(`SELECT 1) AS x; DELETE FROM ${table}; SELECT * FROM (SELECT 1`);
     assert.equal(result.ok, false);
     assert.match(result.ok ? '' : result.reason, /^failed: You have an error in your SQL syntax/);
@@ -179,7 +183,7 @@ describe('runSelect on MariaDB (127.0.0.1:3306)', () => {
   });
 
   test('the statement time limit stops a slow query', async (t) => {
-    if (!admin) return t.skip('MariaDB is not reachable at 127.0.0.1:3306');
+    if (!admin) return t.skip(`MariaDB is not reachable at 127.0.0.1:${MARIADB.port}`);
     const started = Date.now();
     const result = await run('SELECT SLEEP(5) AS s FROM DUAL', { statementTimeoutMs: 200 });
     assert.equal(result.ok, false, 'a sleep interrupted by max_statement_time must not pass as a row');
@@ -188,7 +192,7 @@ describe('runSelect on MariaDB (127.0.0.1:3306)', () => {
   });
 
   test('a wrong password fails without echoing it', async (t) => {
-    if (!admin) return t.skip('MariaDB is not reachable at 127.0.0.1:3306');
+    if (!admin) return t.skip(`MariaDB is not reachable at 127.0.0.1:${MARIADB.port}`);
     const result = await runSelect(
       { ...MARIADB, password: 'wrong', query: 'SELECT 1' },
       { allow: MARIADB_ALLOW },

@@ -133,9 +133,14 @@ export class ServiceProcess {
 /** Result of one finished CLI run. */
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
-/** Runs `cli/main.ts` with `args` to completion (killed after `timeoutMs`). */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
-  return runNode([CLI_ENTRY, ...args], env, timeoutMs);
+/** Runs `cli/main.ts` with `args` to completion (killed after `timeoutMs`); `input` is piped to its stdin. */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  input?: string,
+): Promise<CliResult> {
+  return runNode([CLI_ENTRY, ...args], env, timeoutMs, input);
 }
 
 /** Runs a short-lived `main.ts` (one expected to exit by itself) to completion. */
@@ -143,13 +148,19 @@ export function runMain(env: Record<string, string>, timeoutMs = 60_000): Promis
   return runNode([MAIN_ENTRY], env, timeoutMs);
 }
 
-function runNode(args: string[], env: Record<string, string>, timeoutMs: number): Promise<CliResult> {
+function runNode(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  input?: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...TSX_ARGS, ...args], {
       cwd: ROOT,
       env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -24,6 +24,9 @@ export async function createTestConfig(env: Record<string, string> = {}): Promis
     APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
     BCRYPT_COST: '4',
     LOG_LEVEL: 'silent',
+    // One admin token drives a whole test file; admin-rate-limit.test.ts sets small budgets itself.
+    ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+    ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '100000',
     ...env,
   });
 }

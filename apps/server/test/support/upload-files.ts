@@ -4,10 +4,10 @@ import { strToU8 } from 'fflate';
 
 /** Files the upload tests share: the real fixtures, hand-built PDFs and zips, multipart bodies. */
 
-/** The shared fixtures, beside the repository (`../shared` from its root, here and in CI). */
-const FIXTURES = new URL('../../../../../shared/fixtures/uploads/', import.meta.url);
+/** The real office files the upload tests read (`apps/server/test/fixtures/uploads`, see its README). */
+const FIXTURES = new URL('../fixtures/uploads/', import.meta.url);
 
-/** The bytes of one file of `../shared/fixtures/uploads`. */
+/** The bytes of one file of `apps/server/test/fixtures/uploads`. */
 export function fixture(name: string): Promise<Uint8Array> {
   return readFile(new URL(name, FIXTURES));
 }

@@ -60,13 +60,18 @@ export async function runCrawlSource(context: JobContext, source: SourceRef): Pr
   await db.transaction().execute(async (trx) => {
     const removed = complete ? await removeDocumentsExcept(trx, source.id, [...seen]) : 0;
     const skipped = result.skipped;
-    await finishRun(trx, source.id, {
-      fetched: result.pages,
-      skipped: skipped.robots + skipped.nonHtml + skipped.errors + skipped.duplicates + skipped.noindex,
-      removed,
-      stopped_by: result.stoppedBy,
-      failures: result.failures,
-    });
+    await finishRun(
+      trx,
+      source.id,
+      {
+        fetched: result.pages,
+        skipped: skipped.robots + skipped.nonHtml + skipped.errors + skipped.duplicates + skipped.noindex,
+        removed,
+        stopped_by: result.stoppedBy,
+        failures: result.failures,
+      },
+      context.embeddings?.key,
+    );
   });
   log.info({ sourceId: source.id, pages: result.pages, stoppedBy: result.stoppedBy }, 'crawl finished');
 }

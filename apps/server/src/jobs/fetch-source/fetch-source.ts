@@ -3,7 +3,7 @@ import { readHtmlPage } from '../../crawl/read-html-page.js';
 import { CRAWLER_USER_AGENT } from '../../crawl/robots.js';
 import { safeFetch } from '../../outbound/index.js';
 import { defineJob, type JobContext } from '../../queue/job-queue.js';
-import { fetchSourceSpec } from '../../queue/job-specs.js';
+import { FETCH_RETRY_LIMIT, fetchSourceSpec } from '../../queue/job-specs.js';
 import { sha256Hex } from '../../security/hashing.js';
 import { upsertDocuments } from '../../services/knowledge/documents.js';
 import {
@@ -27,31 +27,50 @@ const TEXT_TYPES = /^\s*text\/plain\s*(;|$)/i;
 /**
  * Fetches a source's content through the crawl-safety guard: one page (`url`), a site
  * (`crawl`), the pages of a sitemap (`sitemap`) or the rows of a query (`sql`). The status moves
- * indexing → indexed | failed; a refusal or failure is stored verbatim in `sources.error` and
- * keeps what earlier fetches stored. Unchanged content (same hash) queues no index job. Keyed
+ * fetching → indexing → indexed | failed: `indexed` only once the fetch is over and every document
+ * is indexed and embedded. A refusal or failure is stored verbatim in `sources.error` and keeps
+ * what earlier fetches stored. Unchanged content (same hash) queues no index job. Keyed
  * per source, so one fetch per source runs at a time.
  */
 export const fetchSourceJob = defineJob({
   ...fetchSourceSpec,
   async handle({ sourceId }, context) {
-    const source = await context.db
-      .selectFrom('sources')
-      .select(['id', 'workspace_id', 'agent_id', 'type', 'config'])
-      .where('id', '=', sourceId)
-      .executeTakeFirst();
-    switch (source?.type) {
-      case 'url':
-        return fetchUrlSource(context, source);
-      case 'crawl':
-      case 'sitemap':
-        return runCrawlSource(context, source);
-      case 'sql':
-        return runSqlSource(context, source);
-      default:
-        return; // deleted meanwhile, or a type nothing fetches
+    try {
+      await fetchSource(sourceId, context);
+    } catch (error) {
+      // Without this, a fetch that keeps throwing would leave the source `fetching` for good.
+      if (context.attempt > FETCH_RETRY_LIMIT) {
+        context.log.error({ err: error, sourceId }, 'source fetch failed; giving up');
+        await failRun(
+          context.db,
+          sourceId,
+          'failed: the fetch stopped on an internal error (see the server log)',
+        );
+      }
+      throw error;
     }
   },
 });
+
+/** Fetches the source by its type. */
+async function fetchSource(sourceId: string, context: JobContext): Promise<void> {
+  const source = await context.db
+    .selectFrom('sources')
+    .select(['id', 'workspace_id', 'agent_id', 'type', 'config'])
+    .where('id', '=', sourceId)
+    .executeTakeFirst();
+  switch (source?.type) {
+    case 'url':
+      return fetchUrlSource(context, source);
+    case 'crawl':
+    case 'sitemap':
+      return runCrawlSource(context, source);
+    case 'sql':
+      return runSqlSource(context, source);
+    default:
+      return; // deleted meanwhile, or a type nothing fetches
+  }
+}
 
 /** Fetches a `url` source's one page and stores it as the source's one document. */
 async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<void> {
@@ -135,6 +154,11 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
         }),
       },
     ]);
-    await finishRun(trx, sourceId, { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] });
+    await finishRun(
+      trx,
+      sourceId,
+      { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] },
+      context.embeddings?.key,
+    );
   });
 }

@@ -94,12 +94,17 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
       source.id,
       drafts.map((draft) => draft.externalId),
     );
-    await finishRun(trx, source.id, {
-      fetched: drafts.length,
-      skipped: result.rows.length - drafts.length,
-      removed,
-      stopped_by: result.truncated ? 'row_cap' : 'done',
-      failures: [],
-    });
+    await finishRun(
+      trx,
+      source.id,
+      {
+        fetched: drafts.length,
+        skipped: result.rows.length - drafts.length,
+        removed,
+        stopped_by: result.truncated ? 'row_cap' : 'done',
+        failures: [],
+      },
+      context.embeddings?.key,
+    );
   });
 }

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Queryable } from '../../db/queryable.js';
 import type { AnswerTurnsTable, MessageRow } from '../../db/schema-conversations.js';
 import { notFound, validationError } from '../../errors/app-error.js';
+import { isId } from '../../security/ids.js';
 import { iso, type TenantScope } from '../context.js';
 
 /** A read scope; `now` pins the clock `visitor_typing` is computed against (default: the database's now()). */
@@ -194,10 +195,25 @@ function messagesOf(db: Queryable, workspaceId: string, conversationId: string) 
 }
 
 // [created_at as UTC text with microseconds, id]: Dates would round to milliseconds and skip rows.
+// The text goes into a ::timestamp cast, so it must name a real instant (no month 13, no
+// year 0, no 24:00) and the id must be an id: otherwise PostgreSQL answers 22008 or 22021.
 const ZCursor = z.tuple([
-  z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/),
-  z.string().min(1).max(64),
+  z
+    .string()
+    .regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/)
+    .refine(isRealInstant),
+  z.string().refine(isId),
 ]);
+
+/** True when `YYYY-MM-DDTHH:MM:SS.ffffff` is a real UTC instant from year 1 on (Date would roll 02-30 over). */
+function isRealInstant(text: string): boolean {
+  const millis = Date.parse(`${text.slice(0, 23)}Z`);
+  return (
+    Number.isFinite(millis) &&
+    new Date(millis).toISOString().slice(0, 23) === text.slice(0, 23) &&
+    text >= '0001'
+  );
+}
 
 function encodeCursor(createdAt: string, id: string): string {
   return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');

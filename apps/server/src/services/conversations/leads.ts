@@ -5,7 +5,7 @@ import type { LeadRow } from '../../db/schema-conversations.js';
 import { notFound, validationError } from '../../errors/app-error.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { deliverWebhookSpec, pushLeadSpec } from '../../queue/job-specs.js';
-import { newId } from '../../security/ids.js';
+import { isId, newId } from '../../security/ids.js';
 import { hasSiteTarget } from '../../site-calls/site-target.js';
 import { iso } from '../context.js';
 
@@ -130,7 +130,15 @@ export async function listLeads(options: {
     .orderBy('id', 'desc')
     .limit(options.limit + 1);
   if (options.agentId) query = query.where('agent_id', '=', options.agentId);
-  if (options.cursor) query = query.where('id', '<', options.cursor);
+  if (options.cursor !== undefined) {
+    // The cursor is the last id of the previous page; anything else names no page.
+    if (!isId(options.cursor)) {
+      throw validationError({
+        cursor: ['The cursor is not valid; use meta.next_cursor of a previous page.'],
+      });
+    }
+    query = query.where('id', '<', options.cursor);
+  }
   const rows = await query.execute();
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
 import type { JobQueue } from '../../queue/job-queue.js';
@@ -49,7 +50,6 @@ export async function upsertDocuments(
   const skipped = byId.size - changed.length;
   if (changed.length === 0) return { queued: 0, skipped_unchanged: skipped };
 
-  const now = new Date();
   // One statement for the whole batch: new documents are inserted, changed ones updated.
   const rows = await trx
     .insertInto('documents')
@@ -85,7 +85,9 @@ export async function upsertDocuments(
         metadata: eb.ref('excluded.metadata'),
         modified_at: eb.ref('excluded.modified_at'),
         index_status: eb.ref('excluded.index_status'),
-        updated_at: now,
+        // The database's clock, as `created_at`: a full sync's final batch compares both with
+        // its run's start (see full-sync.ts).
+        updated_at: sql<Date>`now()`,
       })),
     )
     .returning('id')

@@ -19,6 +19,7 @@ import { getWorkspace } from '../accounts/accounts.js';
 import { requireAgent } from '../require-agent.js';
 import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import { type IncomingDocument, type IncomingItem, upsertDocuments } from './documents.js';
+import { type FullSyncBatch, recordFullSyncBatch } from './full-sync.js';
 
 /** The verified caller of a site-integration route: its token and (from it) its workspace. */
 export type IntegrationCaller = { tokenId: string; workspaceId: string };
@@ -32,18 +33,21 @@ export type SyncDeps = { db: Kysely<DB>; queue: JobQueue; caller: IntegrationCal
 /** Source types the plugin feeds: posts go to the `site` source, products and coupons to `products`. */
 type SiteSourceType = 'site' | 'products';
 
-/** Answers the handshake; writes nothing but the token's `last_used_at`. */
+/**
+ * Answers the handshake. Reads only: the token's `last_used_at`, the one write a handshake
+ * makes, is recorded by the integration surface (`recordTokenUse`) once the request passed
+ * every check, as for every other integration call.
+ */
 export async function handshake(
   db: Kysely<DB>,
   caller: IntegrationCaller,
   input: { site_url: string; plugin_version: string; commerce_active: boolean },
 ): Promise<THandshakeResponse> {
   const token = await db
-    .updateTable('api_tokens')
-    .set({ last_used_at: new Date() })
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'abilities', 'shopper_signing_secret'])
     .where('id', '=', caller.tokenId)
     .where('workspace_id', '=', caller.workspaceId)
-    .returning(['id', 'name', 'abilities', 'shopper_signing_secret'])
     .executeTakeFirst();
   if (!token) throw notFound();
   const workspace = await getWorkspace(db, caller.workspaceId);
@@ -62,13 +66,28 @@ export async function handshake(
   };
 }
 
-/** Upserts a batch of posts: changed or new ones are stored and queued, equal hashes skipped. */
-export async function syncPosts(deps: SyncDeps, body: SyncTarget & { posts: TPost[] }): Promise<TSyncResult> {
+/**
+ * Upserts a batch of posts: changed or new ones are stored and queued, equal hashes skipped.
+ * A batch of a full sync run (`full_sync`) is recorded in its run; the run's final batch removes
+ * the posts the run did not list (see full-sync.ts) and counts them in `deleted`.
+ */
+export async function syncPosts(
+  deps: SyncDeps,
+  body: SyncTarget & { posts: TPost[]; full_sync?: FullSyncBatch | undefined },
+): Promise<TSyncResult> {
   return deps.db.transaction().execute(async (trx) => {
     const { source } = await prepare(trx, deps.caller, body, 'site');
-    const result = await upsertDocuments(trx, deps.queue, source, body.posts.map(postItem));
-    return { ...result, deleted: 0 };
+    const items = body.posts.map(postItem);
+    const result = await upsertItems(trx, deps.queue, source, items);
+    const deleted = body.full_sync ? await recordFullSyncBatch(trx, source.id, body.full_sync, items) : 0;
+    return { ...result, deleted };
   });
+}
+
+/** Upserts items; an empty list (a full sync's final batch may be empty) changes nothing. */
+async function upsertItems(trx: Queryable, queue: JobQueue, source: SourceRow, items: IncomingItem[]) {
+  if (items.length === 0) return { queued: 0, skipped_unchanged: 0 };
+  return upsertDocuments(trx, queue, source, items);
 }
 
 /** Applies one post delta (`upsert` or `delete`); deleting an unknown post is a no-op. */
@@ -84,16 +103,21 @@ export async function changePost(
   });
 }
 
-/** Upserts a batch of products; the agent's first product makes a `generic` agent `ecommerce`. */
+/**
+ * Upserts a batch of products; the agent's first product makes a `generic` agent `ecommerce`.
+ * Full sync runs work as for posts: the final batch removes the products the run did not list.
+ */
 export async function syncProducts(
   deps: SyncDeps,
-  body: SyncTarget & { products: TProduct[] },
+  body: SyncTarget & { products: TProduct[]; full_sync?: FullSyncBatch | undefined },
 ): Promise<TSyncResult> {
   const written = await deps.db.transaction().execute(async (trx) => {
     const { source, agent } = await prepare(trx, deps.caller, body, 'products');
-    await switchToEcommerceOnFirstProduct(trx, agent, source);
-    const result = await upsertDocuments(trx, deps.queue, source, body.products.map(productItem));
-    return { ...result, deleted: 0 };
+    if (body.products.length > 0) await switchToEcommerceOnFirstProduct(trx, agent, source);
+    const items = body.products.map(productItem);
+    const result = await upsertItems(trx, deps.queue, source, items);
+    const deleted = body.full_sync ? await recordFullSyncBatch(trx, source.id, body.full_sync, items) : 0;
+    return { ...result, deleted };
   });
   // The first product may have made the agent `ecommerce`.
   forgetWidgetAgents();

@@ -9,11 +9,14 @@ export type SourceRef = Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id' | 'ty
 /** What one fetch of a source did, as `progress.last_run` shows it. */
 export type RunSummary = Omit<NonNullable<TSourceProgress['last_run']>, 'finished_at'>;
 
-/** Marks a source as being fetched. */
+/**
+ * Marks a source as being fetched (`fetching`). Index jobs finishing meanwhile never settle a
+ * `fetching` source: only the end of the fetch ({@link finishRun}) hands it to `indexing`.
+ */
 export async function startRun(db: Queryable, sourceId: string): Promise<void> {
   await db
     .updateTable('sources')
-    .set({ status: 'indexing', updated_at: new Date() })
+    .set({ status: 'fetching', updated_at: new Date() })
     .where('id', '=', sourceId)
     .execute();
 }
@@ -29,22 +32,23 @@ export async function failRun(db: Queryable, sourceId: string, reason: string): 
 
 /**
  * Records a finished fetch: the summary as `progress.last_run`, the error cleared, and the status
- * `indexing` while any document waits for its index job (the job flips it to `indexed`), else
- * `indexed`.
+ * `fetching` → `indexing`, then `indexed` at once when nothing is left to index or embed (a fetch
+ * that stored nothing new). A source set back to `queued` by a re-index during the fetch stays
+ * `queued` for the fetch that follows. Takes the source row's lock first, so an index job that
+ * settles at the same moment waits and then sees this fetch's outcome.
  */
-export async function finishRun(db: Queryable, sourceId: string, summary: RunSummary): Promise<void> {
+export async function finishRun(
+  db: Queryable,
+  sourceId: string,
+  summary: RunSummary,
+  embeddingsKey?: string | null,
+): Promise<void> {
   const now = new Date();
-  const pending = await db
-    .selectFrom('documents')
-    .select('id')
-    .where('source_id', '=', sourceId)
-    .where('index_status', '<>', 'indexed')
-    .limit(1)
-    .executeTakeFirst();
+  await lockSources(db, [sourceId]);
   await db
     .updateTable('sources')
     .set({
-      status: pending ? 'indexing' : 'indexed',
+      status: sql<string>`case when status = 'fetching' then 'indexing' else status end`,
       error: null,
       last_synced_at: now,
       updated_at: now,
@@ -52,6 +56,7 @@ export async function finishRun(db: Queryable, sourceId: string, summary: RunSum
     })
     .where('id', '=', sourceId)
     .execute();
+  await settleLocked(db, [sourceId], { embeddingsKey: embeddingsKey ?? null, embeddingsFailed: false });
 }
 
 /** Deletes the source's documents (and, by cascade, chunks) whose external id is not kept. */
@@ -68,26 +73,93 @@ export async function removeDocumentsExcept(
   return Number(result.numDeletedRows);
 }
 
+/** How {@link settleSources} decides that a source's vectors are written. */
+export type SettleOptions = {
+  /** The active embedding provider's key; null or absent when vectors are off. */
+  embeddingsKey?: string | null;
+  /** The embedding run gave up: settle without vectors and say so in `error`. */
+  embeddingsFailed?: boolean;
+};
+
 /**
- * Marks `indexing` sources `indexed` once none of their documents waits for its index job
- * (the index job calls it for its document's source; removals call it too).
+ * Settles `indexing` sources whose work is done: no document waits for its index job and (with
+ * embeddings on) every chunk of their documents has its vector. A source then becomes `indexed`
+ * (error null), `indexed` with `error` "N of M documents could not be indexed" when some index
+ * jobs gave up, or `failed` when every one of its documents did. `fetching` and `queued` sources
+ * are left alone: their fetch settles them when it finishes.
+ *
+ * Called after each index job commits, after each embedding run and when documents are removed.
+ * Each call takes the sources' row locks first, in its own statement, so the check that follows
+ * sees every commit before it: two jobs finishing together cannot both miss each other's work.
+ * Pass a transaction that holds no document row locks (the index job calls it after its own
+ * transaction), or the database handle.
  */
-export async function settleSources(db: Queryable, sourceIds: readonly string[]): Promise<void> {
-  if (sourceIds.length === 0) return;
+export async function settleSources(
+  db: Queryable,
+  sourceIds: readonly string[],
+  options: SettleOptions = {},
+): Promise<void> {
+  const ids = [...new Set(sourceIds)];
+  if (ids.length === 0) return;
+  const settle = async (trx: Queryable) => {
+    await lockSources(trx, ids);
+    await settleLocked(trx, ids, {
+      embeddingsKey: options.embeddingsKey ?? null,
+      embeddingsFailed: options.embeddingsFailed ?? false,
+    });
+  };
+  if (db.isTransaction) await settle(db);
+  else await db.transaction().execute(settle);
+}
+
+/** Takes the sources' row locks in id order (so two callers never deadlock). */
+async function lockSources(db: Queryable, ids: readonly string[]): Promise<void> {
   await db
-    .updateTable('sources')
-    .set({ status: 'indexed', updated_at: new Date() })
-    .where('id', 'in', [...new Set(sourceIds)])
-    .where('status', '=', 'indexing')
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('documents')
-            .select('documents.id')
-            .whereRef('documents.source_id', '=', 'sources.id')
-            .where('documents.index_status', '<>', 'indexed'),
-        ),
-      ),
-    )
+    .selectFrom('sources')
+    .select('id')
+    .where('id', 'in', [...ids].sort())
+    .orderBy('id')
+    .forUpdate()
     .execute();
+}
+
+async function settleLocked(
+  db: Queryable,
+  ids: readonly string[],
+  options: { embeddingsKey: string | null; embeddingsFailed: boolean },
+): Promise<void> {
+  const { embeddingsKey, embeddingsFailed } = options;
+  // Chunks of the source's documents without a vector under the active provider.
+  const vectorsMissing = embeddingsKey
+    ? sql<boolean>`exists (
+        select 1 from chunks c join documents d on d.id = c.document_id
+        where d.source_id = s.id
+          and not exists (
+            select 1 from embeddings e
+            where e.agent_id = c.agent_id and e.model = ${embeddingsKey} and e.content_hash = c.content_hash))`
+    : sql<boolean>`false`;
+  const vectorNote = embeddingsFailed
+    ? sql<string>`'vectors could not be computed; full-text search only'`
+    : sql<string>`null`;
+  await sql`
+    update sources s set
+      status = case when n.failed > 0 and n.indexed = 0 then 'failed' else 'indexed' end,
+      error = nullif(concat_ws('; ',
+        case when n.failed > 0 then n.failed || ' of ' || n.total || ' documents could not be indexed' end,
+        ${vectorNote}), ''),
+      updated_at = now()
+    from (
+      select src.id,
+        count(d.id) as total,
+        count(d.id) filter (where d.index_status = 'indexed') as indexed,
+        count(d.id) filter (where d.index_status = 'failed') as failed,
+        count(d.id) filter (where d.index_status = 'pending') as pending
+      from sources src left join documents d on d.source_id = src.id
+      where src.id = any(${[...ids]}::text[])
+      group by src.id
+    ) n
+    where s.id = n.id
+      and s.status = 'indexing'
+      and n.pending = 0
+      and not (${vectorsMissing})`.execute(db);
 }

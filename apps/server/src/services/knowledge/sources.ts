@@ -239,6 +239,13 @@ async function queueStaleDocuments(trx: Queryable, queue: JobQueue, sourceId: st
     )
     .execute();
   if (stale.length === 0) return 0;
+  // Documents whose index job gave up are pending again: the source waits for their new jobs.
+  await trx
+    .updateTable('documents')
+    .set({ index_status: 'pending' })
+    .where('source_id', '=', sourceId)
+    .where('index_status', '=', 'failed')
+    .execute();
   await trx
     .updateTable('sources')
     .set({ status: 'indexing', error: null, updated_at: new Date() })
@@ -268,6 +275,12 @@ function withCounts(db: Queryable | Kysely<DB>) {
         .whereRef('documents.source_id', '=', 'sources.id')
         .where('documents.index_status', '=', 'indexed')
         .as('indexed_count'),
+      eb
+        .selectFrom('documents')
+        .select(eb.fn.countAll<string>().as('n'))
+        .whereRef('documents.source_id', '=', 'sources.id')
+        .where('documents.index_status', '=', 'failed')
+        .as('failed_count'),
       sql<
         number | null
       >`jsonb_array_length(case when jsonb_typeof(sources.config->'coupons') = 'array' then sources.config->'coupons' end)`.as(
@@ -279,12 +292,14 @@ function withCounts(db: Queryable | Kysely<DB>) {
 type SourceWithCounts = SourceRow & {
   document_count: string | null;
   indexed_count: string | null;
+  failed_count: string | null;
   coupon_count: number | null;
 };
 
 function toSource(row: SourceWithCounts): TSource {
   const documents = Number(row.document_count ?? 0);
   const indexed = Number(row.indexed_count ?? 0);
+  const failed = Number(row.failed_count ?? 0);
   return {
     id: row.id,
     agent_id: row.agent_id,
@@ -301,7 +316,8 @@ function toSource(row: SourceWithCounts): TSource {
     config: publicConfig(row.type, row.config),
     progress: {
       documents_indexed: indexed,
-      documents_pending: documents - indexed,
+      documents_pending: documents - indexed - failed,
+      documents_failed: failed,
       last_run: lastRun(row.progress),
     },
     created_at: iso(row.created_at),

@@ -17,6 +17,8 @@ export type AdminAuth = {
   workspaceId: string;
   actor: Extract<Actor, { type: 'token' } | { type: 'user' }>;
   abilities: string[];
+  /** The session's id when signed in with the cookie (rate limits key on it); null for a token. */
+  sessionId: string | null;
 };
 
 /** Methods that change nothing; every other method needs the CSRF header on a session. */
@@ -58,6 +60,7 @@ export async function authenticateAdmin(
       workspaceId: session.workspaceId,
       actor: { type: 'user', id: session.userId },
       abilities: session.abilities,
+      sessionId: session.id,
     };
   }
   const token = plaintext ? await authenticateApiToken(db, plaintext) : null;
@@ -68,6 +71,7 @@ export async function authenticateAdmin(
     workspaceId: token.workspaceId,
     actor: { type: 'token', id: token.id, userId: token.createdByUserId },
     abilities: token.abilities,
+    sessionId: null,
   };
 }
 

@@ -9,6 +9,9 @@ export const adminErrorResponses = {
   401: ZServiceError.describe('Missing, unknown or revoked token, or no valid session'),
   403: ZServiceError.describe('The token lacks the admin ability, or a session request lacks X-CSRF-Token'),
   422: ZServiceError.describe('Validation failed; see errors.<field>'),
+  429: ZServiceError.describe(
+    "Over this credential's per-minute budget (ADMIN_RATE_LIMIT_PER_MINUTE); see Retry-After",
+  ),
 } as const;
 
 /** Error responses of routes that address one record. */

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
+import type { RateLimits } from '../../http/rate-limit.js';
 import { accountRoutes } from './account.route.js';
-import { authenticateAdmin } from './admin-auth.js';
+import { type AdminAuth, authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
 import { conversationRoutes } from './conversations.route.js';
 import { embedRoutes } from './embed.route.js';
@@ -15,17 +16,38 @@ import { twoFactorRoutes } from './two-factor.route.js';
 import { uploadRoutes } from './uploads.route.js';
 import { webhookRoutes } from './webhooks.route.js';
 
+/** Routes that fetch, parse or embed: they count against the smaller admin budget too. */
+const EXPENSIVE_ROUTES = new Set([
+  'POST /api/v1/admin/agents/:id/search',
+  'POST /api/v1/admin/agents/:id/uploads',
+  'POST /api/v1/admin/agents/:id/sources',
+  'POST /api/v1/admin/sources/:id/reindex',
+]);
+
+/** The rate-limit key of a credential: its id, never its secret. */
+function credentialKey(auth: AdminAuth): string {
+  return auth.actor.type === 'token' ? `token:${auth.actor.id}` : `session:${auth.sessionId}`;
+}
+
 /**
  * The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`: an API
  * token with it, or the session cookie of an owner or admin of the workspace (plus X-CSRF-Token
- * on requests that change something). Signing in is `session.route.ts`, mounted beside it.
+ * on requests that change something), each credential within its per-minute budgets
+ * (ADMIN_RATE_LIMIT_PER_MINUTE, ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE). Signing in is `session.route.ts`, mounted beside it.
  */
-export function adminSurface(deps: AppDeps) {
+export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | 'adminExpensive'>) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('adminAuth', null);
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
     app.addHook('onRequest', async (request) => {
-      request.adminAuth = await authenticateAdmin(deps.database.db, request, 'admin', deps.now?.());
+      const auth = await authenticateAdmin(deps.database.db, request, 'admin', deps.now?.());
+      // Counted only once the credential is verified: a stranger cannot spend its budget.
+      const key = credentialKey(auth);
+      await limits.admin.consume(key);
+      if (EXPENSIVE_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) {
+        await limits.adminExpensive.consume(key);
+      }
+      request.adminAuth = auth;
     });
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));

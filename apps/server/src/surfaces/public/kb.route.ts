@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
+import { toAppError } from '../../http/error-handler.js';
 import { articlePage, indexPage, notFoundPage } from '../../kb/pages.js';
 import { renderMarkdown } from '../../kb/render-markdown.js';
 import { findPublishedKbArticle, listPublishedKbArticles } from '../../services/knowledge/kb-articles.js';
@@ -22,6 +23,12 @@ function sendHtml(reply: FastifyReply, status: number, html: string): FastifyRep
  */
 export function publicKbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
+    // A slug with text no record can hold (NUL, a lone surrogate) is refused before the handler
+    // as a 404: here it gets the same HTML page as any other unknown slug. Other errors go on up.
+    app.setErrorHandler((error, _request, reply) => {
+      if (toAppError(error).code !== 'not_found') throw error;
+      return sendHtml(reply, 404, notFoundPage());
+    });
     app.get(
       '/kb/:workspaceSlug',
       {

@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { answerVisitor } from '../../chat/answer-visitor.js';
 import type { ChatDeps, ChatLog } from '../../chat/chat-deps.js';
 import { AppError } from '../../errors/app-error.js';
+import { logRequestError, serviceErrorBody, toAppError } from '../../http/error-handler.js';
 import { widgetErrorResponses, widgetSecurity, widgetTags } from './common.schema.js';
 import type { WidgetRouteDeps } from './index.js';
 import { corsHeaders, widgetCaller } from './widget-auth.js';
@@ -19,6 +20,15 @@ const KEEP_ALIVE_MS = 15_000;
 /** Writes one SSE frame: `event: <name>` and one line of JSON (JSON never contains a raw newline). */
 export function formatFrame(frame: TStreamFrame): string {
   return `event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
+}
+
+/**
+ * The `error` frame for whatever the answer threw: the same code and message the JSON route's
+ * error envelope carries (the stream's status line is already sent, so the frame says it).
+ */
+export function errorFrame(error: unknown): TStreamFrame {
+  const { code, message } = serviceErrorBody(toAppError(error));
+  return { event: 'error', data: { code, message } };
 }
 
 /** `POST /v1/widget/messages` (one JSON answer) and `/messages/stream` (SSE), 30 per minute per token. */
@@ -45,6 +55,7 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
           emit: (frame) => {
             if (frame.event === 'error') failed = true;
           },
+          baseUrl: deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`,
         });
         if (failed) throw new AppError('answer_failed');
         return { data: answer };
@@ -93,17 +104,11 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
               if (!raw.destroyed) raw.write(formatFrame(frame));
             },
             signal: abort.signal,
+            baseUrl: deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`,
           });
         } catch (error) {
-          request.log.error({ err: error }, 'answer failed');
-          if (!raw.destroyed) {
-            raw.write(
-              formatFrame({
-                event: 'error',
-                data: { code: 'internal_error', message: 'Something went wrong on our side.' },
-              }),
-            );
-          }
+          logRequestError(request.log, error, toAppError(error));
+          if (!raw.destroyed) raw.write(formatFrame(errorFrame(error)));
         } finally {
           clearInterval(keepAlive);
           raw.end();

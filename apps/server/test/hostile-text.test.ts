@@ -1,0 +1,390 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { signRequest, UNSTORABLE_TEXT_MESSAGE } from '@service/contract';
+import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { seedAgent, seedConversation } from './support/conversations.js';
+import { expectError, expectValidation } from './support/http.js';
+import {
+  createSite,
+  SITE_URL,
+  type Site,
+  samplePost,
+  UNTHROTTLED,
+  unixNow,
+  WP,
+} from './support/site-sync.js';
+import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
+import { multipartBody } from './support/upload-files.js';
+import { initSession, newAnonId, ORIGIN } from './support/widget.js';
+
+// Text PostgreSQL cannot store: as JSON escapes (what a fuzzer sends) and in a URL.
+const NUL_JSON = '"a\\u0000b"';
+const LONE_JSON = '"a\\ud800b"';
+const NUL_URL = 'a%00b';
+
+const ZParameter = z.looseObject({ in: z.string(), name: z.string() });
+const ZOperation = z.looseObject({
+  parameters: z.array(ZParameter).optional(),
+  requestBody: z
+    .looseObject({
+      content: z.record(
+        z.string(),
+        z.looseObject({
+          schema: z.looseObject({ properties: z.record(z.string(), z.unknown()).optional() }),
+        }),
+      ),
+    })
+    .optional(),
+});
+const ZDocument = z.looseObject({ paths: z.record(z.string(), z.record(z.string(), ZOperation)) });
+
+/** Operations that read no text from the request at all (no path, query or body fields). */
+const NO_TEXT_INPUT = new Set([
+  'GET /healthz',
+  'GET /readyz',
+  'GET /api/v1/admin/session',
+  'DELETE /api/v1/admin/session',
+  'GET /api/v1/admin/agents',
+  'GET /api/v1/admin/tokens',
+  'GET /api/v1/admin/me',
+  'GET /api/v1/admin/me/two-factor',
+  'POST /api/v1/admin/me/two-factor',
+  'GET /api/v1/admin/kb/articles',
+  'GET /api/v1/admin/llm-key',
+  'DELETE /api/v1/admin/llm-key',
+  'GET /api/v1/admin/webhooks',
+  'POST /v1/widget/request-human',
+  'POST /v1/widget/conversation/clear',
+  'DELETE /v1/widget/me',
+  'GET /demo',
+]);
+
+/** Path parameters whose route checks their shape: a well-shaped value that names nothing. */
+const PLACEHOLDERS: Record<string, string> = { file: 'xx.json' };
+
+/** Row counts of every table of the service's schema: a refused request stores nothing. */
+async function rowCounts(t: TestApp): Promise<Record<string, number>> {
+  const tables = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(
+    t.database.db,
+  );
+  const counts: Record<string, number> = {};
+  for (const { table_name: name } of tables.rows) {
+    const result = await sql<{ n: string }>`select count(*)::text as n from ${sql.table(name)}`.execute(
+      t.database.db,
+    );
+    counts[name] = Number(result.rows[0]?.n ?? -1);
+  }
+  return counts;
+}
+
+describe('hostile text: NUL, lone surrogates and bad cursors are 404/422, never 500', () => {
+  let t: TestApp;
+  let site: Site;
+  let widgetToken: string;
+  let operations: Array<{ method: string; path: string; op: z.infer<typeof ZOperation> }>;
+
+  /** Sends one request with the credentials its surface needs (a signed body on /api/v1/wp). */
+  function send(method: string, url: string, raw?: string): Promise<LightMyRequestResponse> {
+    const headers: Record<string, string> = {};
+    if (raw !== undefined) headers['content-type'] = 'application/json';
+    const path = url.split('?')[0] ?? url;
+    if (path.startsWith('/api/v1/admin/session')) {
+      // Unauthenticated on purpose: signing in is the open door.
+    } else if (path.startsWith('/api/v1/admin/')) {
+      Object.assign(headers, site.tenant.auth);
+    } else if (path.startsWith(`${WP}/`)) {
+      headers.authorization = `Bearer ${site.token}`;
+      headers['x-service-signature'] = signRequest(site.token, raw ?? '', unixNow());
+    } else if (path === '/v1/widget/init') {
+      headers.origin = ORIGIN;
+    } else if (path.startsWith('/v1/widget/') || path.startsWith('/api/v1/widget/')) {
+      headers.authorization = `Bearer ${widgetToken}`;
+      headers.origin = ORIGIN;
+    }
+    return t.app.inject({
+      method: method as 'GET',
+      url,
+      headers,
+      ...(raw !== undefined ? { payload: raw } : {}),
+    });
+  }
+
+  /** POSTs a multipart body (the upload route parses nothing else) as the admin. */
+  function uploadTo(url: string, body: ReturnType<typeof multipartBody>): Promise<LightMyRequestResponse> {
+    return t.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...site.tenant.auth, ...body.headers },
+      payload: body.payload,
+    });
+  }
+
+  /** Asserts a 422 naming `field` with the storable-text message. */
+  function expectRefused(res: LightMyRequestResponse, field: string, what: string): void {
+    assert.notEqual(res.statusCode, 500, `${what}: ${res.body}`);
+    const body = expectValidation(res, [field]);
+    assert.ok(
+      body.errors[field]?.some((message) => message.includes(UNSTORABLE_TEXT_MESSAGE)),
+      `${what}: ${JSON.stringify(body.errors)}`,
+    );
+  }
+
+  before(async () => {
+    // Limits are counted before validation; this test sends hundreds of refused requests.
+    t = await createTestApp({ env: { ...UNTHROTTLED, WIDGET_RATE_LIMIT_SCALE: '1000' } });
+    site = await createSite(t, { is_published: true, allowed_origins: [ORIGIN] });
+    widgetToken = (await initSession(t, site.agentId)).token;
+    // The token's first call stores its visitor and conversation (even when the call is then
+    // refused): make it here, so the row counts below compare only what hostile input could add.
+    assert.equal((await send('POST', '/v1/widget/typing', '{"typing":true}')).statusCode < 300, true);
+    const doc = ZDocument.parse(JSON.parse((await t.app.inject({ url: '/docs/json' })).body));
+    operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+    );
+  });
+  after(() => t.close());
+
+  test('every route of the OpenAPI document: each path id, query field and body field', async () => {
+    const before = await rowCounts(t);
+    let cases = 0;
+    for (const { method, path, op } of operations) {
+      const name = `${method} ${path}`;
+      const params = op.parameters ?? [];
+      const fields = Object.keys(op.requestBody?.content['application/json']?.schema.properties ?? {});
+      if (params.length === 0 && fields.length === 0 && !op.requestBody) {
+        assert.ok(NO_TEXT_INPUT.has(name), `${name} takes no text: add it to NO_TEXT_INPUT`);
+        continue;
+      }
+      // Path parameters get a placeholder that exists nowhere; the one under test gets NUL.
+      const fill = (hostile: string | null) =>
+        path.replace(/\{(\w+)\}/g, (_all, param: string) =>
+          param === hostile ? NUL_URL : (PLACEHOLDERS[param] ?? 'unknown'),
+        );
+      for (const param of params.filter((p) => p.in === 'path')) {
+        const res = path.endsWith('/uploads')
+          ? await uploadTo(fill(param.name), multipartBody([{ name: 'a.txt', bytes: 'hello' }]))
+          : await send(method, fill(param.name));
+        assert.equal(res.statusCode, 404, `${name} with NUL in {${param.name}}: ${res.body}`);
+        if (/^application\/json/.test(String(res.headers['content-type'])))
+          expectError(res, 404, 'not_found');
+        else assert.match(res.body, /<html/i, name);
+        cases += 1;
+      }
+      const url = fill(null);
+      for (const param of params.filter((p) => p.in === 'query')) {
+        const res = await send(method, `${url}?${param.name}=${NUL_URL}`);
+        if (res.statusCode === 404 && path.includes('{')) continue; // the record is looked up first
+        expectRefused(res, param.name, `${name}?${param.name}`);
+        cases += 1;
+      }
+      if (path.includes('{') && fields.length > 0) {
+        // Bodies of routes under an unknown id are still validated before the lookup.
+      }
+      for (const field of fields) {
+        for (const bad of [NUL_JSON, LONE_JSON]) {
+          const res = await send(method, url, `{"${field}":${bad}}`);
+          expectRefused(res, field, `${name} body.${field}=${bad}`);
+          cases += 1;
+        }
+      }
+      if (op.requestBody?.content['application/json']) {
+        // An object key is text too (jsonb columns hold keys).
+        const res = await send(method, url, '{"a\\u0000":1}');
+        assert.equal(res.statusCode, 422, `${name} NUL in a key: ${res.body}`);
+        assert.ok(!res.body.includes('\\u0000'), 'the key goes back without the NUL');
+      }
+    }
+    assert.ok(cases > 100, `only ${cases} cases ran`);
+    assert.deepEqual(await rowCounts(t), before);
+  });
+
+  test('whole requests that are otherwise valid: 422 (404 for ids), and nothing stored', async () => {
+    const before = await rowCounts(t);
+    const nul = 'x\u0000y';
+    const lone = 'x\ud800y';
+    const post = (url: string, body: unknown) => send('POST', url, JSON.stringify(body));
+    // Sign-in answers unauthenticated callers: the email is looked up, so it is checked first.
+    expectRefused(
+      await post('/api/v1/admin/session', { email: `a${nul}@example.com`, password: 'p' }),
+      'email',
+      'sign-in',
+    );
+    expectRefused(
+      await post('/v1/widget/init', { agent_id: nul, anon_id: newAnonId() }),
+      'agent_id',
+      'init id',
+    );
+    expectRefused(
+      await post('/v1/widget/init', { agent_id: site.agentId, anon_id: newAnonId(), page_title: lone }),
+      'page_title',
+      'init title',
+    );
+    expectRefused(await post('/api/v1/admin/agents', { name: nul }), 'name', 'agent name');
+    expectRefused(
+      await post('/api/v1/admin/agents', { name: 'Bot', system_prompt: lone }),
+      'system_prompt',
+      'prompt',
+    );
+    expectRefused(
+      await send('PATCH', `/api/v1/admin/agents/${site.agentId}`, JSON.stringify({ name: lone })),
+      'name',
+      'agent rename',
+    );
+    expectRefused(
+      await post('/api/v1/admin/kb/articles', { title: 'T', slug: 'hostile', body_markdown: nul }),
+      'body_markdown',
+      'kb body',
+    );
+    expectRefused(
+      await post(`/api/v1/admin/agents/${site.agentId}/sources`, { type: 'text', text: nul }),
+      'text',
+      'text source',
+    );
+    expectRefused(
+      await post(`/api/v1/admin/agents/${site.agentId}/sources`, {
+        type: 'url',
+        url: `https://example.com/${nul}`,
+      }),
+      'url',
+      'url source',
+    );
+    expectRefused(
+      await post(`/api/v1/admin/agents/${site.agentId}/search`, { query: nul }),
+      'query',
+      'search',
+    );
+    expectRefused(await post('/api/v1/admin/tokens', { name: lone, abilities: ['admin'] }), 'name', 'token');
+    expectRefused(
+      await post('/api/v1/admin/webhooks', {
+        url: `https://hooks.example.com/${nul}`,
+        events: ['lead.captured'],
+      }),
+      'url',
+      'webhook',
+    );
+    expectRefused(
+      await post(`${WP}/posts/sync`, {
+        agent_id: site.agentId,
+        site_url: SITE_URL,
+        plugin_version: '1.2.0',
+        posts: [samplePost(1), samplePost(2, { content_html: `<p>${lone}</p>` })],
+      }),
+      'posts.1.content_html',
+      'posts sync',
+    );
+    expectRefused(
+      await post(`${WP}/posts/sync`, {
+        agent_id: nul,
+        site_url: SITE_URL,
+        plugin_version: '1.2.0',
+        posts: [samplePost(1)],
+      }),
+      'agent_id',
+      'posts sync agent',
+    );
+    expectRefused(await post('/v1/widget/messages', { message: nul }), 'message', 'widget message');
+    expectRefused(await post('/v1/widget/leads', { email: 'a@example.com', name: lone }), 'name', 'lead');
+    expectRefused(await post('/api/v1/widget/coupon/apply', { code: nul }), 'code', 'coupon');
+    for (const list of ['leads', 'conversations']) {
+      expectRefused(await send('GET', `/api/v1/admin/${list}?agent_id=%00`), 'agent_id', `${list} filter`);
+    }
+    expectRefused(await send('GET', '/api/v1/admin/audit-logs?action=%00'), 'action', 'audit filter');
+    // Path ids: like any unknown id.
+    expectError(await send('GET', '/api/v1/admin/agents/a%00'), 404, 'not_found');
+    expectError(await send('DELETE', '/api/v1/admin/kb/articles/%00'), 404, 'not_found');
+    for (const url of ['/kb/a%00', `/kb/${site.tenant.workspace.slug}/a%00`]) {
+      const res = await send('GET', url);
+      assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+      assert.match(String(res.headers['content-type']), /^text\/html/);
+    }
+    assert.deepEqual(await rowCounts(t), before);
+  });
+
+  // A lone surrogate has no UTF-8 form: its would-be bytes are refused in a path and read as
+  // U+FFFD in a query (which is storable), so neither reaches the database as a lone surrogate.
+  test('bytes that do not decode as UTF-8 in a path or query are never a 500', async () => {
+    for (const url of [
+      '/api/v1/admin/agents/%ED%A0%80',
+      '/kb/%ED%A0%80',
+      '/api/v1/admin/leads?agent_id=%ED%A0%80',
+      '/api/v1/admin/conversations?cursor=%ED%A0%80',
+    ]) {
+      const res = await send('GET', url);
+      assert.ok(res.statusCode < 500, `${url}: ${res.statusCode} ${res.body}`);
+      if (!url.includes('?')) assert.ok(res.statusCode >= 400, `${url}: ${res.statusCode}`);
+    }
+  });
+
+  test('inbox and lead cursors: only what a previous page handed out', async () => {
+    const workspaceId = site.tenant.workspace.id;
+    const agentId = await seedAgent(t, workspaceId);
+    for (let i = 0; i < 2; i += 1) await seedConversation(t, { workspaceId, agentId, messages: [] });
+    const first = await send('GET', '/api/v1/admin/conversations?limit=1');
+    const next = z.object({ meta: z.object({ next_cursor: z.string() }) }).parse(first.json())
+      .meta.next_cursor;
+    assert.equal((await send('GET', `/api/v1/admin/conversations?limit=1&cursor=${next}`)).statusCode, 200);
+    const [stamp, id] = z
+      .tuple([z.string(), z.string()])
+      .parse(JSON.parse(Buffer.from(next, 'base64url').toString()));
+    const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const time = stamp.slice(10);
+    const bad = {
+      'month 13': cursorOf([`2026-13-01${time}`, id]),
+      'February 30': cursorOf([`2026-02-30${time}`, id]),
+      'year 0': cursorOf([`0000-01-01${time}`, id]),
+      'hour 24': cursorOf([`2026-01-01T24:00:00.000000`, id]),
+      'NaN date': cursorOf(['NaN', id]),
+      'NUL in the id': cursorOf([stamp, `${id.slice(0, 25)}\u0000`]),
+      'lone surrogate in the id': cursorOf([stamp, `${id.slice(0, 25)}\ud800`]),
+      'not an id': cursorOf([stamp, 'zzz']),
+      'garbage base64': '!!!not-base64!!!',
+      'base64 of non-JSON': Buffer.from('\u0000\u0001').toString('base64url'),
+    };
+    for (const [what, cursor] of Object.entries(bad)) {
+      const res = await send('GET', `/api/v1/admin/conversations?cursor=${encodeURIComponent(cursor)}`);
+      assert.notEqual(res.statusCode, 500, `${what}: ${res.body}`);
+      expectValidation(res, ['cursor']);
+    }
+    // The edge of the valid range: year 1 and year 9999 are real instants.
+    for (const year of ['0001', '9999']) {
+      const res = await send(
+        'GET',
+        `/api/v1/admin/conversations?cursor=${cursorOf([`${year}-01-01${time}`, id])}`,
+      );
+      assert.equal(res.statusCode, 200, `${year}: ${res.body}`);
+    }
+    for (const cursor of ['zzz', `${id.slice(0, 25)}%00`, id.toLowerCase()]) {
+      const res = await send('GET', `/api/v1/admin/leads?cursor=${cursor}`);
+      assert.notEqual(res.statusCode, 500, res.body);
+      expectValidation(res, ['cursor']);
+    }
+    assert.equal((await send('GET', `/api/v1/admin/leads?cursor=${id}`)).statusCode, 200);
+  });
+
+  test('multipart uploads: NUL in a field name or a file name is not a 500', async () => {
+    const before = await rowCounts(t);
+    const url = `/api/v1/admin/agents/${site.agentId}/uploads`;
+    const upload = (body: ReturnType<typeof multipartBody>) => uploadTo(url, body);
+    const field = await upload(multipartBody([{ name: 'a.txt', bytes: 'hello', field: 'fi\u0000le' }]));
+    const envelope = expectError(field, 422, 'validation_failed');
+    assert.ok(!JSON.stringify(envelope).includes('\\u0000'));
+    const binary = await upload(multipartBody([{ name: 'a.txt', bytes: 'hel\u0000lo' }]));
+    expectValidation(binary, ['file']);
+    assert.deepEqual(await rowCounts(t), before);
+    // A file name is cleaned, not refused: control characters go, the rest is kept.
+    const named = await upload(multipartBody([{ name: 'no\u0000tes.txt', bytes: 'Opening hours: 9 to 5.' }]));
+    assert.equal(named.statusCode, 201, named.body);
+    const source = z.object({ data: z.array(z.object({ name: z.string() })) }).parse(named.json()).data[0];
+    assert.equal(source?.name.includes('\u0000'), false);
+  });
+
+  test('the widget init body is refused before anything else is looked at (no auth needed)', async () => {
+    const res = await injectJson(t.app, 'POST', '/v1/widget/init', { agent_id: '\u0000', anon_id: '\ud800' });
+    assert.equal(res.statusCode, 422, res.body);
+    expectValidation(res, ['agent_id', 'anon_id']);
+  });
+});
