@@ -24,7 +24,7 @@ function sendHtml(reply: FastifyReply, status: number, html: string): FastifyRep
 export function publicKbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     // A slug with text no record can hold (NUL, a lone surrogate) is refused before the handler
-    // as a 404: here it gets the same HTML page as any other unknown slug. Other errors go on up.
+    // as a 404: here it gets the same HTML page as every other unknown slug. Other errors go on up.
     app.setErrorHandler((error, _request, reply) => {
       if (toAppError(error).code !== 'not_found') throw error;
       return sendHtml(reply, 404, notFoundPage());
