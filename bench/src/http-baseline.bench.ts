@@ -12,8 +12,9 @@
  */
 import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
-import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
+import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { hasKey, listenLocal } from './support/http.js';
 import { describeRun, type Measurement, measure, readSeconds } from './support/load.js';
 import { printComparison, reportFailures } from './support/report.js';
@@ -30,7 +31,7 @@ type Scenario = {
 };
 
 /** The service app over its seeded embedded store, and the admin token to call it with. */
-type ServiceFixture = { app: FastifyInstance; store: EmbeddedStore; token: string };
+type ServiceFixture = { app: FastifyInstance; store: EmbeddedStore; queue: JobQueue; token: string };
 
 /** The baseline: what Fastify costs with nothing of ours on top. */
 async function createBareApp(): Promise<FastifyInstance> {
@@ -45,20 +46,25 @@ async function createBareApp(): Promise<FastifyInstance> {
  */
 async function createServiceFixture(): Promise<ServiceFixture> {
   const store = await openEmbeddedStore();
+  // A real queue that runs nothing: the routes measured here send no jobs.
+  const queue = await startBenchQueue(store);
   for (let i = 1; i <= AGENTS; i += 1) {
-    await createAgent(store.scope, {
-      name: `Agent ${i}`,
-      allowed_origins: [`https://shop${i}.example.com`],
-      system_prompt: 'You help visitors of the shop.',
-    });
+    await createAgent(
+      { ...store.scope, queue },
+      {
+        name: `Agent ${i}`,
+        allowed_origins: [`https://shop${i}.example.com`],
+        system_prompt: 'You help visitors of the shop.',
+      },
+    );
   }
   const app = await createApp({
     config: store.config,
     database: store.database,
-    queue: null,
+    queue,
     expectedMigrations: store.migrationCount,
   });
-  return { app, store, token: store.tenant.admin_token };
+  return { app, store, queue, token: store.tenant.admin_token };
 }
 
 /** One request before loading, so a 401 or an empty list is never benchmarked by mistake. */
@@ -117,6 +123,7 @@ async function main(): Promise<number> {
     await bare.close();
     if (service) {
       await service.app.close();
+      await service.queue.stop(1_000);
       await service.store.close();
     }
   }

@@ -20,10 +20,11 @@ import { createHashedEmbedder, embedText } from '../../apps/server/src/embedding
 import { chunkText } from '../../apps/server/src/ingest/chunk-text.js';
 import { embedChunksJob } from '../../apps/server/src/jobs/embed-chunks.js';
 import { indexDocumentJob } from '../../apps/server/src/jobs/index-document.js';
-import type { JobContext } from '../../apps/server/src/queue/job-queue.js';
+import type { JobContextOf, JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { sha256Hex } from '../../apps/server/src/security/hashing.js';
 import { newId } from '../../apps/server/src/security/ids.js';
 import { createRandom, documentText, prose, TOPIC_COUNT } from './support/corpus.js';
+import { startBenchQueue } from './support/embedded-store.js';
 import { argument, formatRate, formatRatio, markdownTable, positiveIntegers } from './support/latency.js';
 import {
   insertDocuments,
@@ -73,20 +74,29 @@ function inMemoryFloor(documents: readonly NewDocument[]): Phase {
   };
 }
 
-function jobContext(rs: RetrievalStore): JobContext {
+function embedContext(rs: RetrievalStore): JobContextOf<'embeddings'> {
   return { db: rs.db, log: silentLog, jobId: 'bench', attempt: 1, embeddings: embedder };
 }
 
-/** Runs the index job for every document, one after the other (the embedded store has one connection). */
-async function indexAll(rs: RetrievalStore, documents: readonly NewDocument[]): Promise<number> {
+/**
+ * Runs the index job for every document, one after the other (the embedded store has one
+ * connection). Each job sends the agent's embedding run to `queue` as in the service (a real
+ * queue that runs nothing; repeats collapse on the agent's key).
+ */
+async function indexAll(
+  rs: RetrievalStore,
+  queue: JobQueue,
+  documents: readonly NewDocument[],
+): Promise<number> {
+  const context = { ...embedContext(rs), queue };
   const { ms } = await timed(async () => {
-    for (const doc of documents) await indexDocumentJob.handle({ documentId: doc.id }, jobContext(rs));
+    for (const doc of documents) await indexDocumentJob.handle({ documentId: doc.id }, context);
   });
   return ms;
 }
 
 async function embedAll(rs: RetrievalStore): Promise<number> {
-  const { ms } = await timed(() => embedChunksJob.handle({ agentId: rs.agent.agentId }, jobContext(rs)));
+  const { ms } = await timed(() => embedChunksJob.handle({ agentId: rs.agent.agentId }, embedContext(rs)));
   return ms;
 }
 
@@ -116,6 +126,7 @@ async function main(): Promise<number> {
   const documents = corpus();
   const floor = inMemoryFloor(documents);
   const rs = await openRetrievalStore();
+  const queue = await startBenchQueue(rs.store);
   const problems: string[] = [];
   try {
     // The schema a running service has: embeddings table, trigram GIN and the HNSW index.
@@ -123,7 +134,7 @@ async function main(): Promise<number> {
     await insertDocuments(rs.db, rs.agent, documents, { indexed: false });
 
     const phases: Phase[] = [floor];
-    const firstMs = await indexAll(rs, documents);
+    const firstMs = await indexAll(rs, queue, documents);
     const chunks = await count(rs, 'chunks');
     phases.push({ name: 'first index (indexDocumentJob)', documents: DOCUMENTS, chunks, ms: firstMs });
     const embedMs = await embedAll(rs);
@@ -137,7 +148,7 @@ async function main(): Promise<number> {
     phases.push({ name: 'first index + embedding', documents: DOCUMENTS, chunks, ms: firstMs + embedMs });
 
     const before = await chunkFingerprint(rs);
-    const reindexMs = await indexAll(rs, documents);
+    const reindexMs = await indexAll(rs, queue, documents);
     const reembedMs = await embedAll(rs);
     if ((await chunkFingerprint(rs)) !== before)
       problems.push('re-index of unchanged documents rewrote chunks');
@@ -162,7 +173,7 @@ async function main(): Promise<number> {
         .where('id', '=', doc.id)
         .execute();
     }
-    const changedMs = await indexAll(rs, changed);
+    const changedMs = await indexAll(rs, queue, changed);
     const changedChunks = await count(rs, 'chunks');
     const missing = await sql<{ n: string }>`
       select count(distinct c.content_hash) as n from chunks c
@@ -172,7 +183,7 @@ async function main(): Promise<number> {
     );
     const newTexts = Number(missing.rows[0]?.n ?? 0);
     const { ms: changedEmbedMs } = await timed(() =>
-      embedChunksJob.handle({ agentId: rs.agent.agentId }, jobContext(rs)),
+      embedChunksJob.handle({ agentId: rs.agent.agentId }, embedContext(rs)),
     );
     const vectorsAfter = await count(rs, 'embeddings');
     phases.push({
@@ -210,6 +221,7 @@ async function main(): Promise<number> {
       `load average at the end: ${loadavg()[0]?.toFixed(1)} (other work on the machine skews absolute numbers)`,
     );
   } finally {
+    await queue.stop(1_000);
     await rs.store.close();
   }
   for (const problem of problems) console.error(`${problem}; the numbers are void`);

@@ -18,13 +18,11 @@
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { JOB_DEFINITIONS } from '../../apps/server/src/jobs/definitions.js';
-import { createLogger } from '../../apps/server/src/logger.js';
-import { JobQueue } from '../../apps/server/src/queue/job-queue.js';
+import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createApiToken } from '../../apps/server/src/services/accounts/api-tokens.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { HASH_MARKER, type SyncRequestContext, signSyncRequest } from './sign-sync-request.js';
-import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
+import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { hasKey, listenLocal } from './support/http.js';
 import { describeRun, type LoadTarget, type Measurement, measure, readSeconds } from './support/load.js';
 import { printComparison, reportFailures } from './support/report.js';
@@ -155,19 +153,12 @@ async function createBareApp(): Promise<FastifyInstance> {
  */
 async function createServiceFixture(): Promise<ServiceFixture> {
   const store = await openEmbeddedStore({ WP_THROTTLE_PER_MINUTE: '100000' });
-  const agent = await createAgent(store.scope, {
-    name: 'Shop agent',
-    allowed_origins: [SITE_URL],
-    system_prompt: 'You help visitors of the shop.',
-  });
+  const queue = await startBenchQueue(store);
+  const agent = await createAgent(
+    { ...store.scope, queue },
+    { name: 'Shop agent', allowed_origins: [SITE_URL], system_prompt: 'You help visitors of the shop.' },
+  );
   const token = await createApiToken(store.scope, { name: 'shop site', abilities: ['wp:integration'] });
-  const queue = await JobQueue.start({
-    pool: store.database.pool,
-    db: store.database.db,
-    log: createLogger('silent'),
-    definitions: JOB_DEFINITIONS,
-    maintenance: false,
-  });
   const app = await createApp({
     config: store.config,
     database: store.database,

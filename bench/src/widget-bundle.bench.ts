@@ -19,7 +19,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { createApp } from '@service/server/app';
 import { chromium } from 'playwright-core';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
-import { openEmbeddedStore } from './support/embedded-store.js';
+import { openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { listenLocal } from './support/http.js';
 import { formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';
 
@@ -66,14 +66,16 @@ const pages = createServer((request, response) => {
 await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
 const address = pages.address();
 const hostOrigin = `http://localhost:${typeof address === 'object' && address ? address.port : 0}`;
+// A real queue that runs nothing: init queues no page for indexing here (auto_index_pages is off).
+const queue = await startBenchQueue(store);
 const agent = await createAgent(
-  { ...store.scope, queue: null },
+  { ...store.scope, queue },
   { name: 'Bench', is_published: true, allowed_origins: [hostOrigin] },
 );
 const app = await createApp({
   config: store.config,
   database: store.database,
-  queue: null,
+  queue,
   expectedMigrations: store.migrationCount,
 });
 const serviceUrl = await listenLocal(app);
@@ -120,6 +122,7 @@ try {
   await browser.close();
   await app.close();
   pages.close();
+  await queue.stop(1_000);
   await store.close();
 }
 

@@ -21,13 +21,15 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { ensureAppKey } from '../../apps/server/src/config/app-key.js';
 import { loadConfig } from '../../apps/server/src/config/config.js';
 import { type Database, openPostgresDatabase } from '../../apps/server/src/db/database.js';
 import { loadMigrations, migrate } from '../../apps/server/src/db/migrate.js';
+import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { bootstrap } from '../../apps/server/src/services/accounts/bootstrap.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import type { TenantScope } from '../../apps/server/src/services/context.js';
-import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
+import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { hasKey, listenLocal } from './support/http.js';
 import { formatRatio, markdownTable } from './support/latency.js';
 import {
@@ -88,13 +90,16 @@ async function openPostgresStore(adminUrl: string): Promise<BenchStore> {
   url.pathname = `/${name}`;
   let database: Database | null = null;
   try {
-    const config = loadConfig({
-      DATABASE_URL: url.toString(),
-      APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
-      BCRYPT_COST: '4',
-      LOG_LEVEL: 'silent',
-      ...BENCH_ENV,
-    });
+    const config = await ensureAppKey(
+      loadConfig({
+        DATABASE_URL: url.toString(),
+        APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+        BCRYPT_COST: '4',
+        LOG_LEVEL: 'silent',
+        ...BENCH_ENV,
+      }),
+      () => {},
+    );
     const silent = { info() {}, warn() {} };
     const poolSize = config.database.mode === 'postgres' ? config.database.poolSize : 10;
     const opened = await openPostgresDatabase({ url: url.toString(), poolSize, log: silent });
@@ -169,13 +174,13 @@ async function createBaselineApp(pool: pg.Pool): Promise<FastifyInstance> {
   return app;
 }
 
-/** The real app (createApp) over the store, with one published agent allowing ORIGIN. */
-async function createServiceApp(store: BenchStore): Promise<FastifyInstance> {
+/** The real app (createApp) over the store and its queue. */
+async function createServiceApp(store: BenchStore, queue: JobQueue): Promise<FastifyInstance> {
   if (store.config.widgetRateLimitScale < 10_000) throw new Error('WIDGET_RATE_LIMIT_SCALE was not applied');
   return createApp({
     config: store.config,
     database: store.database,
-    queue: null,
+    queue,
     expectedMigrations: store.migrationCount,
   });
 }
@@ -243,15 +248,20 @@ async function measureScenario(scenario: Scenario, body: string): Promise<Measur
 
 /** The baseline, then init, on one store. */
 async function benchStore(store: BenchStore): Promise<Row[]> {
-  const agent = await createAgent(store.scope, {
-    name: 'Shop agent',
-    allowed_origins: [ORIGIN],
-    is_published: true,
-    system_prompt: 'You help visitors of the shop.',
-  });
+  // A real queue that runs nothing: init queues no page for indexing here (auto_index_pages is off).
+  const queue = await startBenchQueue(store);
+  const agent = await createAgent(
+    { ...store.scope, queue },
+    {
+      name: 'Shop agent',
+      allowed_origins: [ORIGIN],
+      is_published: true,
+      system_prompt: 'You help visitors of the shop.',
+    },
+  );
   const pool = store.database.pool;
   const baseline = await createBaselineApp(pool);
-  const service = await createServiceApp(store);
+  const service = await createServiceApp(store, queue);
   try {
     const baselineUrl = await listenLocal(baseline);
     const serviceUrl = await listenLocal(service);
@@ -312,6 +322,7 @@ async function benchStore(store: BenchStore): Promise<Row[]> {
   } finally {
     await service.close();
     await baseline.close();
+    await queue.stop(1_000);
   }
 }
 

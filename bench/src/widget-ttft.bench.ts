@@ -26,15 +26,14 @@ import { createApp } from '@service/server/app';
 import type { FastifyInstance } from 'fastify';
 import { ensureOptionalSchema } from '../../apps/server/src/db/optional-schema.js';
 import { createHashedEmbedder } from '../../apps/server/src/embeddings/index.js';
-import { JOB_DEFINITIONS } from '../../apps/server/src/jobs/definitions.js';
 import { embedChunksJob } from '../../apps/server/src/jobs/embed-chunks.js';
 import { indexDocumentJob } from '../../apps/server/src/jobs/index-document.js';
 import { createLogger } from '../../apps/server/src/logger.js';
-import { JobQueue } from '../../apps/server/src/queue/job-queue.js';
+import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { createSource } from '../../apps/server/src/services/knowledge/sources.js';
 import { parseSseFrames } from '../../apps/server/test/support/sse.js';
-import { type EmbeddedStore, openEmbeddedStore } from './support/embedded-store.js';
+import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey, listenLocal } from './support/http.js';
 import {
@@ -184,7 +183,11 @@ function messageIdOf(timed: Timed): string | null {
 async function seedAndIndex(store: EmbeddedStore, queue: JobQueue, agentId: string) {
   const embeddings = createHashedEmbedder();
   const log = createLogger('silent');
-  await createSource({ ...store.scope, queue }, agentId, { type: 'text', name: 'Shop FAQ', text: FAQ });
+  await createSource({ ...store.scope, queue, appKey: store.config.appKey }, agentId, {
+    type: 'text',
+    name: 'Shop FAQ',
+    text: FAQ,
+  });
   const db = store.database.db;
   const documents = await db.selectFrom('documents').select('id').where('agent_id', '=', agentId).execute();
   const context = { db, log, jobId: 'bench', attempt: 1, queue, embeddings };
@@ -218,21 +221,17 @@ async function createFixture(): Promise<Fixture> {
   });
   const embeddings = createHashedEmbedder();
   await ensureOptionalSchema(store.database.db, store.database.features, embeddings.dimensions ?? null);
-  const queue = await JobQueue.start({
-    pool: store.database.pool,
-    db: store.database.db,
-    log: createLogger('silent'),
-    definitions: JOB_DEFINITIONS,
-    maintenance: false,
-    services: { embeddings },
-  });
-  const agent = await createAgent(store.scope, {
-    name: 'Shop agent',
-    allowed_origins: [ORIGIN],
-    is_published: true,
-    language_default: 'en',
-    system_prompt: 'You help visitors of the shop. Answer from the sources only.',
-  });
+  const queue = await startBenchQueue(store);
+  const agent = await createAgent(
+    { ...store.scope, queue },
+    {
+      name: 'Shop agent',
+      allowed_origins: [ORIGIN],
+      is_published: true,
+      language_default: 'en',
+      system_prompt: 'You help visitors of the shop. Answer from the sources only.',
+    },
+  );
   const seeded = await seedAndIndex(store, queue, agent.id);
   const app = await createApp({
     config: store.config,

@@ -1,4 +1,4 @@
-import type { Config } from './config/config.js';
+import type { KeyedConfig } from './config/config.js';
 import type { Database } from './db/database.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import type { JobQueue } from './queue/job-queue.js';
@@ -6,10 +6,11 @@ import type { WidgetAssets } from './widget-assets/widget-manifest.js';
 
 /** Everything the HTTP app needs, built by the caller (service, tests, bench). */
 export type AppDeps = {
-  config: Config;
+  /** The parsed configuration with APP_KEY loaded (`ensureAppKey`). */
+  config: KeyedConfig;
   database: Database;
-  /** Null where nothing is enqueued yet (tests of routes that never send jobs). */
-  queue: JobQueue | null;
+  /** The job queue routes send to (its worker may run in another process). */
+  queue: JobQueue;
   /** The active embedding provider for query vectors; null or absent: no vector retrieval. */
   embeddings?: EmbeddingProvider | null;
   /** How many migrations this build ships; /readyz compares the database against it. */

@@ -6,9 +6,9 @@ import { startService } from './service.js';
 
 /** `npm start`: HTTP and worker in one process. */
 async function main(): Promise<void> {
-  let config = loadConfig();
-  const log = createLogger(config.logLevel);
-  config = await ensureAppKey(config, (message) => log.warn(message));
+  const loaded = loadConfig();
+  const log = createLogger(loaded.logLevel);
+  const config = await ensureAppKey(loaded, (message) => log.warn(message));
   const service = await startService(config, log, {
     onFatal: () => {
       process.exitCode = 1;

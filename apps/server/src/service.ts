@@ -2,17 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { startControlServer } from './cli/control-socket.js';
-import type { Config } from './config/config.js';
+import type { KeyedConfig } from './config/config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { type Database, openEmbeddedDatabase, openPostgresDatabase } from './db/database.js';
 import { loadMigrations, type Migration, migrate } from './db/migrate.js';
 import { ensureOptionalSchema } from './db/optional-schema.js';
 import { withStartupLock } from './db/startup-lock.js';
+import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import { embeddingProviderFor } from './embeddings/index.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
-import { type JobDefinition, JobQueue, type JobServices } from './queue/job-queue.js';
+import { type JobDefinition, JobQueue } from './queue/job-queue.js';
 import { hasNoUsers } from './services/accounts/bootstrap.js';
 import { seedDemo } from './services/ops/demo-seed.js';
 
@@ -27,10 +28,11 @@ export type RunningService = {
 
 /**
  * Opens the store (locking DATA_DIR on the embedded default), migrates, starts the queue and
- * worker, then HTTP unless `http` is false. `onFatal` is called if the store lock is lost.
+ * worker, then HTTP unless `http` is false. `onFatal` is called if the store lock is lost. The
+ * config has APP_KEY loaded (`ensureAppKey`): everything after boot relies on it.
  */
 export async function startService(
-  config: Config,
+  config: KeyedConfig,
   log: Logger,
   options: { http?: boolean; worker?: boolean; onFatal?: (error: Error) => void } = {},
 ): Promise<RunningService> {
@@ -67,16 +69,16 @@ export async function startService(
     cleanups.push(() => database.close());
 
     const embeddings = embeddingProviderFor(config, database.features);
-    const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, {
-      safeUrlAllow: config.safeUrlAllow,
-      embeddings,
-      ...(config.appKey ? { appKey: config.appKey } : {}),
-      ...(config.appKeyPrevious ? { appKeyPrevious: config.appKeyPrevious } : {}),
-      crawlDelayMs: config.crawlDelayMs,
-    });
+    const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, { embeddings });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
     if (options.worker ?? true) {
-      await queue.work();
+      await queue.work({
+        safeUrlAllow: config.safeUrlAllow,
+        embeddings,
+        appKey: config.appKey,
+        appKeyPrevious: config.appKeyPrevious,
+        crawlDelayMs: config.crawlDelayMs,
+      });
       // A provider change (or a run that gave up) leaves chunks without vectors: catch up.
       const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
       if (agents > 0)
@@ -109,7 +111,7 @@ export async function startService(
         const origins = config.publicBaseUrl
           ? [new URL(config.publicBaseUrl).origin]
           : [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
-        const demo = await seedDemo({ db: database.db, queue, origins, log });
+        const demo = await seedDemo({ db: database.db, queue, appKey: config.appKey, origins, log });
         if (demo) log.info(`Demo: open ${url}/demo to chat with the sample agent (no key needed)`);
       }
     }
@@ -145,26 +147,20 @@ export async function startService(
 
 /**
  * Brings the store up to date and starts the queue (creating its schema on first use), one
- * process at a time on a shared PostgreSQL.
+ * process at a time on a shared PostgreSQL. `embeddings` sizes the optional vector schema.
  */
 export async function prepareStore(
   database: Database,
   log: Logger,
   definitions: readonly JobDefinition<unknown>[] = JOB_DEFINITIONS,
-  services: JobServices = {},
+  options: { embeddings?: EmbeddingProvider | null } = {},
 ): Promise<{ migrations: Migration[]; queue: JobQueue }> {
   return withStartupLock(database.pool, database.mode, async () => {
     const migrations = await loadMigrations();
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
-    await ensureOptionalSchema(database.db, database.features, services.embeddings?.dimensions ?? null);
-    const queue = await JobQueue.start({
-      pool: database.pool,
-      db: database.db,
-      log,
-      definitions,
-      services,
-    });
+    await ensureOptionalSchema(database.db, database.features, options.embeddings?.dimensions ?? null);
+    const queue = await JobQueue.start({ pool: database.pool, db: database.db, log, definitions });
     return { migrations, queue };
   });
 }

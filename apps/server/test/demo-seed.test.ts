@@ -20,8 +20,13 @@ describe('the demo seed', () => {
   after(() => t.close());
 
   const seed = (origins: string[]) => {
-    assert.ok(t.queue);
-    return seedDemo({ db: t.database.db, queue: t.queue, origins, log: createLogger('silent') });
+    return seedDemo({
+      db: t.database.db,
+      queue: t.queue,
+      appKey: t.config.appKey,
+      origins,
+      log: createLogger('silent'),
+    });
   };
 
   test('an empty store gets a labelled demo workspace whose agent answers from the sample knowledge at /demo', async () => {

@@ -20,7 +20,7 @@ before(async () => {
   const tenant = await seedTenant(t);
   workspaceId = tenant.workspace.id;
   const agent = await createAgent(
-    { db: t.database.db, workspaceId, actor: { type: 'cli', id: null } },
+    { db: t.database.db, workspaceId, actor: { type: 'cli', id: null }, queue: t.queue },
     { name: 'Index bot' },
   );
   agentId = agent.id;
@@ -80,7 +80,7 @@ async function insertDocument(input: {
 function runIndex(documentId: string): Promise<void> {
   return indexDocumentJob.handle(
     { documentId },
-    { db: t.database.db, log: createLogger('silent'), jobId: 'test-job', attempt: 1 },
+    { db: t.database.db, log: createLogger('silent'), jobId: 'test-job', attempt: 1, queue: t.queue },
   );
 }
 
@@ -198,7 +198,12 @@ describe(`index-document job (${TEST_ENGINE})`, () => {
   });
 
   test("a document without a language takes its agent's; changing the agent's language re-indexes it", async () => {
-    const agents = { db: t.database.db, workspaceId, actor: { type: 'cli' as const, id: null } };
+    const agents = {
+      db: t.database.db,
+      workspaceId,
+      actor: { type: 'cli' as const, id: null },
+      queue: t.queue,
+    };
     const french = await createAgent(agents, { name: 'Bot FR', language_default: 'fr' });
     const source = newId();
     await t.database.db
@@ -222,8 +227,7 @@ describe(`index-document job (${TEST_ENGINE})`, () => {
       .execute();
     await runIndex(id);
     assert.equal(await chunksVectorisedWith(id, 'french'), 1, 'indexed in the agent language');
-    assert.ok(t.queue);
-    await updateAgent({ ...agents, queue: t.queue }, french.id, { language_default: 'de' });
+    await updateAgent(agents, french.id, { language_default: 'de' });
     const state = await documentState(id);
     assert.equal(state.index_status, 'pending');
     assert.equal(state.indexed_hash, null);
@@ -411,7 +415,7 @@ describe(`textSearchConfig cache (${TEST_ENGINE})`, () => {
     });
     await indexDocumentJob.handle(
       { documentId: id },
-      { db: flaky.db, log: createLogger('silent'), jobId: 'test-job', attempt: 1 },
+      { db: flaky.db, log: createLogger('silent'), jobId: 'test-job', attempt: 1, queue: t.queue },
     );
     assert.equal(await chunksVectorisedWith(id, 'german'), 1);
   });

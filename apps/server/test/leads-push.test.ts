@@ -24,7 +24,6 @@ describe('push-lead: leads reach the site through its signed leads route', () =>
   before(async () => {
     fake = await startFakeSite({ secret: '' });
     t = await createTestApp({ env: { SAFE_URL_ALLOW: fake.allowEntry } });
-    assert.ok(t.queue);
     queue = t.queue;
     shop = await connectSite(t, fake);
   });
@@ -41,6 +40,7 @@ describe('push-lead: leads reach the site through its signed leads route', () =>
     attempt,
     safeUrlAllow,
     queue,
+    appKey: t.config.appKey,
   });
   const newLead = async (name = 'Ada') => {
     counter += 1;

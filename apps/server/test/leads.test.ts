@@ -35,7 +35,6 @@ describe('leads: capture, deduplication, webhook fan-out, erasure', () => {
   before(async () => {
     fake = await startFakeSite({ secret: '' });
     t = await createTestApp({ env: { SAFE_URL_ALLOW: fake.allowEntry } });
-    assert.ok(t.queue);
     queue = t.queue;
     shop = await connectSite(t, fake);
     other = await createSite(t);

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { createApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { loadMigrations, migrate, migrationStatus } from '../src/db/migrate.js';
-import { createTestConfig } from './support/test-app.js';
+import { createTestConfig, startTestQueue } from './support/test-app.js';
 import { createTestDatabase, TEST_ENGINE } from './support/test-database.js';
 
 async function writeMigrations(dir: string, files: Record<string, string>): Promise<void> {
@@ -84,7 +84,9 @@ describe(`migrations (${TEST_ENGINE})`, () => {
     const database = empty;
     const config = await createTestConfig();
     const expected = (await loadMigrations()).length;
-    const app = await createApp({ config, database, queue: null, expectedMigrations: expected });
+    // The queue keeps its own schema (pgboss), apart from the migrations this test counts.
+    const queue = await startTestQueue(database);
+    const app = await createApp({ config, database, queue, expectedMigrations: expected });
     try {
       assert.deepEqual(await migrationStatus(database.pool, expected), { current: 0, expected });
       const res = await app.inject({ method: 'GET', url: '/readyz' });
@@ -97,6 +99,7 @@ describe(`migrations (${TEST_ENGINE})`, () => {
       assert.equal(health.statusCode, 200);
     } finally {
       await app.close();
+      await queue.stop(1_000);
       await rm(config.dataDir, { recursive: true, force: true });
     }
   });

@@ -1,17 +1,26 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { createLogger } from '../src/logger.js';
-import { defineJob, type JobContext, JobQueue } from '../src/queue/job-queue.js';
+import {
+  defineJob,
+  type JobContextOf,
+  JobQueue,
+  type JobRun,
+  type JobServices,
+} from '../src/queue/job-queue.js';
 import { createTestDatabase, TEST_ENGINE } from './support/test-database.js';
 
 const logLines: string[] = [];
 const log = createLogger('info', { write: (line: string) => logLines.push(line) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ZDocPayload = z.strictObject({ docId: z.string().min(1) });
+/** What a worker hands every handler; these test jobs use none of it. */
+const SERVICES: JobServices = { appKey: randomBytes(32) };
 
 /** Polls `check` until it returns true; fails after `timeoutMs` with `what`. */
 async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -69,7 +78,7 @@ describe(`job queue (${TEST_ENGINE})`, () => {
     name: 'test-record',
     payload: ZDocPayload,
     retryLimit: 0,
-    async handle(payload, context) {
+    async handle(payload, context: JobContextOf<never>) {
       await recordEffect(context.db, payload.docId, `indexed ${payload.docId}`);
     },
   });
@@ -132,7 +141,7 @@ describe(`job queue (${TEST_ENGINE})`, () => {
   });
 
   test('the worker processes queued and new jobs', async () => {
-    await queue.work({ pollingIntervalSeconds: 0.5 });
+    await queue.work(SERVICES, { pollingIntervalSeconds: 0.5 });
     assert.equal(typeof (await queue.send(recordJob, { docId: 'a' })), 'string');
     assert.equal(typeof (await queue.send(recordJob, { docId: 'b' })), 'string');
     await eventually('the record jobs to complete', async () => {
@@ -182,7 +191,7 @@ describe(`job queue (${TEST_ENGINE})`, () => {
   });
 
   test('a handler run twice leaves the same state', async () => {
-    const context: JobContext = { db: database.db, log, jobId: 'direct', attempt: 1 };
+    const context: JobRun = { db: database.db, log, jobId: 'direct', attempt: 1 };
     await recordJob.handle({ docId: 'twice' }, context);
     const once = await effects(database.db);
     await recordJob.handle({ docId: 'twice' }, { ...context, attempt: 2 });
@@ -235,7 +244,7 @@ describe(`job queue draining (${TEST_ENGINE})`, () => {
     try {
       for (let i = 0; i < 20; i += 1) await queue.send(drainJob, { docId: `d${i}` });
       // A 60 s interval: one job per interval would need 20 minutes; draining needs no wait.
-      await queue.work({ pollingIntervalSeconds: 60 });
+      await queue.work(SERVICES, { pollingIntervalSeconds: 60 });
       await eventually('the 20 jobs to complete', async () => done.length === 20, 20_000);
       assert.equal(await queue.countJobs('test-drain', 'failed'), 0);
     } finally {
@@ -306,7 +315,7 @@ describe(`job queue: an invalid payload among valid ones (${TEST_ENGINE})`, () =
     ]);
     try {
       const dropped = logLines.filter((line) => line.includes('job payload is invalid')).length;
-      await queue.work({ pollingIntervalSeconds: 60, batchSize: 10 });
+      await queue.work(SERVICES, { pollingIntervalSeconds: 60, batchSize: 10 });
       await eventually(
         'the batch to complete',
         async () => (await queue.countJobs('test-batch', 'completed')) === 10,
@@ -332,7 +341,7 @@ describe(`job queue: an invalid payload among valid ones (${TEST_ENGINE})`, () =
     ]);
     try {
       // A 60 s interval: a worker left asleep after the invalid job would not finish in time.
-      await queue.work({ pollingIntervalSeconds: 60 });
+      await queue.work(SERVICES, { pollingIntervalSeconds: 60 });
       await eventually('the jobs after the invalid one to run', async () => done.length === 3, 20_000);
       assert.deepEqual(done, ['w0', 'w1', 'w2']);
       assert.equal(await queue.countJobs('test-wake', 'completed'), 4);

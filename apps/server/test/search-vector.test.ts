@@ -47,7 +47,7 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
     log,
     jobId: 'test',
     attempt: 1,
-    ...(t.queue ? { queue: t.queue } : {}),
+    queue: t.queue,
     embeddings,
   });
 
@@ -245,7 +245,6 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
   test('a provider change (other dimension) re-embeds every agent and drops the old vectors', async (ctx) => {
     if (!t.database.features.vector) return ctx.skip('pgvector is not available');
     const next = createHashedEmbedder(64);
-    assert.ok(t.queue);
     const agents = await queueMissingEmbeddings(t.database.db, t.queue, next);
     assert.equal(agents, 2, 'both agents with chunks');
     for (const agentId of [site.agentId, other.agentId]) {

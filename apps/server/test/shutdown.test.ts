@@ -3,17 +3,21 @@ import { connect } from 'node:net';
 import { after, test } from 'node:test';
 import { createApp } from '../src/app.js';
 import { loadMigrations } from '../src/db/migrate.js';
-import { createTestConfig } from './support/test-app.js';
+import { createTestConfig, startTestQueue } from './support/test-app.js';
 import { createTestDatabase } from './support/test-database.js';
 
 const database = await createTestDatabase();
-after(() => database.close());
+const queue = await startTestQueue(database);
+after(async () => {
+  await queue.stop(1_000);
+  await database.close();
+});
 
 test('during shutdown a request in flight finishes and a new one gets a 503 envelope', async () => {
   const app = await createApp({
     config: await createTestConfig(),
     database,
-    queue: null,
+    queue,
     expectedMigrations: (await loadMigrations()).length,
   });
   let release = () => {};

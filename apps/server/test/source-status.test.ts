@@ -89,7 +89,7 @@ describe('source status: indexed means the fetch, every index job and the embedd
     jobId: 'test',
     attempt,
     embeddings,
-    ...(t.queue ? { queue: t.queue } : {}),
+    queue: t.queue,
   });
   /** Runs the index job of every pending document of the source, in the given order. */
   const indexPending = async (sourceId: string, order: 'asc' | 'desc' = 'asc') => {
@@ -138,7 +138,7 @@ describe('source status: indexed means the fetch, every index job and the embedd
   before(async () => {
     site = await startSite();
     t = await createTestApp({ env: { SAFE_URL_ALLOW: `127.0.0.1:${site.port}`, CRAWL_DELAY_MS: '0' } });
-    embeddings = t.queue?.embeddings ?? null;
+    embeddings = t.embeddings;
     acme = await seedTenant(t, 'Acme');
     agentId = await createAgent(t, acme, { language_default: 'en' });
   });

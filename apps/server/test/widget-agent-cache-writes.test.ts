@@ -27,8 +27,13 @@ describe('widget agent cache: cleared by the services that write agents, sources
   });
   after(() => t.close());
 
-  function scopeOf(site: Site): TenantScope {
-    return { db: t.database.db, workspaceId: site.tenant.workspace.id, actor: { type: 'cli', id: null } };
+  function scopeOf(site: Site): TenantScope & { queue: JobQueue } {
+    return {
+      db: t.database.db,
+      workspaceId: site.tenant.workspace.id,
+      actor: { type: 'cli', id: null },
+      queue: t.queue,
+    };
   }
 
   function syncDeps(site: Site): {
@@ -36,7 +41,6 @@ describe('widget agent cache: cleared by the services that write agents, sources
     queue: JobQueue;
     caller: { tokenId: string; workspaceId: string };
   } {
-    assert.ok(t.queue);
     return {
       db: t.database.db,
       queue: t.queue,

@@ -53,7 +53,7 @@ describe('widget leads', () => {
     jobId: 'test',
     attempt: 1,
     safeUrlAllow: t.config.safeUrlAllow,
-    ...(t.config.appKey ? { appKey: t.config.appKey } : {}),
+    appKey: t.config.appKey,
   });
   const registerWebhook = async (tenant: Tenant) => {
     const res = await injectJson(

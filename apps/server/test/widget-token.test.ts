@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { WIDGET_TOKEN_ISSUER } from '@service/contract';
 import { SignJWT, UnsecuredJWT } from 'jose';
@@ -13,7 +13,8 @@ const SECRET = 'widget-token-secret-for-tests';
 describe('widget tokens', () => {
   let t: TestApp;
   let clock = new Date('2026-11-21T10:00:00Z');
-  const key = widgetTokenKey({ widgetTokenSecret: SECRET, appKey: undefined });
+  // WIDGET_TOKEN_SECRET wins over APP_KEY: the app (with its own random APP_KEY) must agree with this key.
+  const key = widgetTokenKey({ widgetTokenSecret: SECRET, appKey: randomBytes(32) });
 
   before(async () => {
     t = await createTestApp({ env: { WIDGET_TOKEN_SECRET: SECRET }, now: () => clock });

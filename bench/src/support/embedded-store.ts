@@ -7,15 +7,20 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Config, loadConfig } from '../../../apps/server/src/config/config.js';
+import { ensureAppKey } from '../../../apps/server/src/config/app-key.js';
+import { type KeyedConfig, loadConfig } from '../../../apps/server/src/config/config.js';
 import { type Database, openEmbeddedDatabase } from '../../../apps/server/src/db/database.js';
 import { loadMigrations, migrate } from '../../../apps/server/src/db/migrate.js';
+import { JOB_DEFINITIONS } from '../../../apps/server/src/jobs/definitions.js';
+import { createLogger } from '../../../apps/server/src/logger.js';
+import { JobQueue } from '../../../apps/server/src/queue/job-queue.js';
 import { type BootstrapResult, bootstrap } from '../../../apps/server/src/services/accounts/bootstrap.js';
 import type { TenantScope } from '../../../apps/server/src/services/context.js';
 
 /** A migrated, bootstrapped embedded store in its own temp directory, and how to remove it. */
 export type EmbeddedStore = {
-  config: Config;
+  /** The bench config, with its APP_KEY loaded as the service boots (createApp needs it). */
+  config: KeyedConfig;
   database: Database;
   /** How many migrations were applied (createApp's `expectedMigrations`). */
   migrationCount: number;
@@ -38,13 +43,16 @@ export async function openEmbeddedStore(env: Record<string, string> = {}): Promi
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
   let database: Database | null = null;
   try {
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
-      BCRYPT_COST: '4',
-      LOG_LEVEL: 'silent',
-      ...env,
-    });
+    const config = await ensureAppKey(
+      loadConfig({
+        DATA_DIR: dataDir,
+        APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+        BCRYPT_COST: '4',
+        LOG_LEVEL: 'silent',
+        ...env,
+      }),
+      () => {},
+    );
     const silent = { info() {}, warn() {} };
     const opened = await openEmbeddedDatabase({ dataDir, log: silent });
     database = opened;
@@ -84,4 +92,19 @@ export async function openEmbeddedStore(env: Record<string, string> = {}): Promi
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * A real job queue over the store (pg-boss, maintenance off) that accepts jobs and runs none: the
+ * routes and jobs a bench drives send to it as on a service whose worker is busy elsewhere.
+ * Stop it (`queue.stop`) before closing the store.
+ */
+export function startBenchQueue(store: { database: Database }): Promise<JobQueue> {
+  return JobQueue.start({
+    pool: store.database.pool,
+    db: store.database.db,
+    log: createLogger('silent'),
+    definitions: JOB_DEFINITIONS,
+    maintenance: false,
+  });
 }

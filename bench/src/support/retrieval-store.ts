@@ -14,7 +14,7 @@ import { recordVocabulary } from '../../../apps/server/src/retrieval/vocabulary.
 import { sha256Hex } from '../../../apps/server/src/security/hashing.js';
 import { newId } from '../../../apps/server/src/security/ids.js';
 import { createAgent } from '../../../apps/server/src/services/agents/agents.js';
-import { type EmbeddedStore, openEmbeddedStore } from './embedded-store.js';
+import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './embedded-store.js';
 
 /** The language of every agent and document here: full-text uses `english` and `simple`. */
 export const LANGUAGE = 'en';
@@ -34,8 +34,11 @@ export const silentLog = createLogger('silent');
  */
 export async function openRetrievalStore(): Promise<RetrievalStore> {
   const store = await openEmbeddedStore();
+  // Agents are created as the service creates them, with the queue their knowledge-base sync
+  // sends to (nothing to send here: the workspace has no articles); stopped once they exist.
+  const queue = await startBenchQueue(store);
   const target = async (name: string): Promise<Target> => {
-    const agent = await createAgent(store.scope, { name, language_default: LANGUAGE });
+    const agent = await createAgent({ ...store.scope, queue }, { name, language_default: LANGUAGE });
     const sourceId = newId();
     await store.database.db
       .insertInto('sources')
@@ -52,6 +55,7 @@ export async function openRetrievalStore(): Promise<RetrievalStore> {
   };
   const agent = await target('Measured agent');
   const neighbour = await target('Neighbour agent');
+  await queue.stop(1_000);
   return { store, db: store.database.db, agent, neighbour };
 }
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createAgent } from '../../../apps/server/test/support/site-sync.js';
-import { issueToken, seedTenant } from '../../../apps/server/test/support/test-app.js';
+import { issueToken, seedTenant, workerServices } from '../../../apps/server/test/support/test-app.js';
 import { launchBrowser, withPage } from '../../../apps/widget/test/browser/support/browser.js';
 import { eventually, type Service, startService } from '../../../apps/widget/test/browser/support/service.js';
 import {
@@ -27,8 +27,7 @@ describe('demo shop in Chromium', () => {
     const port = await freePort();
     service = await startService({ SAFE_URL_ALLOW: `127.0.0.1:${port}` });
     const { t } = service;
-    assert.ok(t.queue);
-    await t.queue.work({ pollingIntervalSeconds: 0.5 });
+    await t.queue.work(workerServices(t), { pollingIntervalSeconds: 0.5 });
     const tenant = await seedTenant(t, 'Northwind Coffee Roasters');
     const agentId = await createAgent(t, tenant, {
       is_published: true,

@@ -12,6 +12,7 @@ import {
   issueToken,
   seedTenant,
   type TestApp,
+  workerServices,
 } from '../../../apps/server/test/support/test-app.js';
 import { eventually } from '../../../apps/widget/test/browser/support/service.js';
 import { type DemoShop, startDemoShop } from '../src/index.js';
@@ -57,9 +58,8 @@ describe('end to end: the service and the demo shop on loopback', () => {
     const address = t.app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no service port');
     base = `http://127.0.0.1:${address.port}`;
-    assert.ok(t.queue, 'the test app has a queue');
     // A real worker in this process: indexing and lead pushes run as they would in the service.
-    await t.queue.work({ pollingIntervalSeconds: 0.5 });
+    await t.queue.work(workerServices(t), { pollingIntervalSeconds: 0.5 });
 
     const tenant = await seedTenant(t, 'Northwind Coffee Roasters');
     agentId = await createAgent(t, tenant, {

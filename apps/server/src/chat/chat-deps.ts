@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../config/config.js';
+import type { KeyedConfig } from '../config/config.js';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
@@ -17,7 +17,7 @@ export type ChatDeps = {
   /** The active embedding provider for query vectors; null: no vector retrieval. */
   embeddings: EmbeddingProvider | null;
   /** The model settings and keys (for BYOK keys) and the crawl-safety allow-list (order lookups). */
-  config: Pick<Config, 'llm' | 'appKey' | 'appKeyPrevious' | 'safeUrlAllow'>;
+  config: Pick<KeyedConfig, 'llm' | 'appKey' | 'appKeyPrevious' | 'safeUrlAllow'>;
   log: ChatLog;
   /** The one clock of the service (tests pin it). */
   now: () => Date;

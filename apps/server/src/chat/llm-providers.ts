@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../config/config.js';
+import type { Config, KeyedConfig } from '../config/config.js';
 import type { DB } from '../db/schema.js';
 import { ANTHROPIC_PUBLIC_BASE_URL, createAnthropicProvider } from '../llm/anthropic-provider.js';
 import { withFailover } from '../llm/failover.js';
@@ -69,20 +69,15 @@ function sharedServerProvider(config: LlmConfig): LlmProvider | null {
  */
 export async function resolveProvider(options: {
   db: Kysely<DB>;
-  config: LlmConfig & Pick<Config, 'appKey' | 'appKeyPrevious'>;
+  config: LlmConfig & Pick<KeyedConfig, 'appKey' | 'appKeyPrevious'>;
   workspaceId: string;
   /** Injectable for tests; defaults to global fetch. */
   fetch?: FetchLike;
   /** Defaults to APP_KEY (and APP_KEY_PREVIOUS) from the config. */
-  keys?: SecretKeyring | null;
+  keys?: SecretKeyring;
 }): Promise<LlmProvider | null> {
   const { config } = options;
-  const keys =
-    options.keys !== undefined
-      ? options.keys
-      : config.appKey
-        ? createSecretKeyring(config.appKey, config.appKeyPrevious)
-        : null;
+  const keys = options.keys ?? createSecretKeyring(config.appKey, config.appKeyPrevious);
   const own = await activeLlmKey({ db: options.db, keys, workspaceId: options.workspaceId });
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
   if (!own) return options.fetch ? serverProvider(config, fetchOption) : sharedServerProvider(config);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { normalizeOrigin, ZAbility } from '@service/contract';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Config } from '../config/config.js';
+import type { KeyedConfig } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { type EmbeddingProvider, embeddingProviderFor } from '../embeddings/index.js';
@@ -27,7 +27,7 @@ import { connectDemoShop } from '../services/ops/demo-seed.js';
  * `embeddings` overrides the configured provider (null: no vector retrieval), e.g. in tests.
  */
 export type CommandContext = {
-  config: Config;
+  config: KeyedConfig;
   database: Database;
   log: Logger;
   embeddings?: EmbeddingProvider | null;

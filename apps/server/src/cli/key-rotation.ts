@@ -76,7 +76,6 @@ export async function rotateAppKey(options: {
   try {
     const withKey = await ensureAppKey(config, warn, options.random);
     const current = withKey.appKey;
-    if (!current) throw new KeyRotationError('APP_KEY is not loaded: there is no key to rotate.');
     const previous = config.appKeyPrevious;
     let staged = usesKeyFile ? await readStagedAppKey(dataDir) : null;
     if (staged?.equals(current)) {

@@ -190,7 +190,9 @@ async function runWorker(config: Config, log: Logger): Promise<number> {
     );
     return 1;
   }
-  const service = await startService(config, log, { http: false, worker: true });
+  // PostgreSQL only: loadConfig already demanded APP_KEY, so this reads it and writes no key file.
+  const keyed = await ensureAppKey(config, (message) => log.warn(message));
+  const service = await startService(keyed, log, { http: false, worker: true });
   log.warn('worker started');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);

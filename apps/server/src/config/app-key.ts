@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type Config, ConfigError, decodeAppKey } from './config.js';
+import { type Config, ConfigError, decodeAppKey, hasAppKey, type KeyedConfig } from './config.js';
 
 /** The file under DATA_DIR holding the generated master key. */
 export const APP_KEY_FILE = 'app.key';
@@ -23,15 +23,23 @@ export function generateAppKey(random: (size: number) => Buffer = randomBytes): 
 }
 
 /**
- * Returns a config that has an app key. On the embedded store a missing `APP_KEY` is read
- * from `DATA_DIR/app.key`, or generated there (mode 0600) on first start with a warning.
+ * Returns a config that has an app key: every process that serves, works jobs or touches sealed
+ * secrets starts from its answer. On the embedded store a missing `APP_KEY` is read from
+ * `DATA_DIR/app.key`, or generated there (mode 0600) on first start with a warning; on
+ * PostgreSQL it must be set (every instance shares it), which `loadConfig` already demands.
  */
 export async function ensureAppKey(
   config: Config,
   warn: (message: string) => void,
-  random?: (size: number) => Buffer,
-): Promise<Config> {
-  if (config.appKey) return config;
+  random: (size: number) => Buffer = randomBytes,
+): Promise<KeyedConfig> {
+  if (hasAppKey(config)) return config;
+  if (config.database.mode === 'postgres') {
+    throw new ConfigError(
+      'Invalid configuration:\n  - APP_KEY: required when DATABASE_URL is set, so every instance shares it; ' +
+        'create one with `npm run cli -- key:generate`',
+    );
+  }
   const file = join(config.dataDir, APP_KEY_FILE);
   let stored: string | null = null;
   try {
@@ -44,12 +52,13 @@ export async function ensureAppKey(
     if (!key) throw new ConfigError(`Invalid configuration:\n  - APP_KEY: ${file} does not hold a valid key`);
     return Object.freeze({ ...config, appKey: key });
   }
-  const generated = generateAppKey(random);
+  const generated = random(32);
+  if (generated.length !== 32) throw new Error('APP_KEY generation needs 32 random bytes');
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   // Written aside, then linked into place: a concurrent first start (or the CLI) sees no file
   // or a whole one, and the one that loses the race uses the winner's key.
   const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(partial, `${generated}\n`, { mode: 0o600, flag: 'wx' });
+  await writeFile(partial, `${formatAppKey(generated)}\n`, { mode: 0o600, flag: 'wx' });
   try {
     await link(partial, file);
   } catch (error) {
@@ -62,7 +71,7 @@ export async function ensureAppKey(
     `APP_KEY was not set: generated a new one into ${file}. Back this file up: encrypted secrets ` +
       'cannot be read without it. Set APP_KEY to use your own.',
   );
-  return Object.freeze({ ...config, appKey: decodeAppKey(generated) ?? undefined });
+  return Object.freeze({ ...config, appKey: generated });
 }
 
 /**

@@ -138,7 +138,7 @@ export type Config = Readonly<{
     { mode: 'embedded'; cacheMb?: number } | { mode: 'postgres'; url: string; poolSize: number }
   >;
   redisUrl: string | undefined;
-  /** Raw 32-byte master key; undefined until `ensureAppKey` provides one on the embedded store. */
+  /** Raw 32-byte master key; undefined until `ensureAppKey` provides one (see {@link KeyedConfig}). */
   appKey: Buffer | undefined;
   /** APP_KEY_PREVIOUS: the key being rotated away from; secrets it sealed still open (see `key:rotate`). */
   appKeyPrevious: Buffer | undefined;
@@ -194,6 +194,17 @@ export type Config = Readonly<{
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
 }>;
+
+/**
+ * The configuration once APP_KEY is loaded: what every process that serves requests, works jobs
+ * or touches sealed secrets runs with. `ensureAppKey` is the one way from a {@link Config} to it.
+ */
+export type KeyedConfig = Config & Readonly<{ appKey: Buffer }>;
+
+/** Whether APP_KEY is loaded (narrows a {@link Config} to a {@link KeyedConfig}). */
+export function hasAppKey(config: Config): config is KeyedConfig {
+  return config.appKey !== undefined;
+}
 
 /** The widget package's build output, beside this package in the repository (src and dist alike). */
 const DEFAULT_WIDGET_DIST_DIR = fileURLToPath(new URL('../../../widget/dist/', import.meta.url));

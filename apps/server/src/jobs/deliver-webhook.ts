@@ -7,10 +7,13 @@ import {
 } from '@service/contract';
 import { z } from 'zod';
 import { safeFetch } from '../outbound/index.js';
-import { defineJob, type JobContext } from '../queue/job-queue.js';
+import { defineJob, type JobContextOf } from '../queue/job-queue.js';
 import { DELIVER_WEBHOOK_RETRY_LIMIT, deliverWebhookSpec } from '../queue/job-specs.js';
 import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
 import { openWebhookSecret } from '../services/ops/webhooks.js';
+
+/** What a delivery uses of its job context. */
+type DeliveryContext = JobContextOf<'safeUrlAllow' | 'appKey' | 'appKeyPrevious'>;
 
 /** Budget of one delivery attempt (DNS, connect, answer). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -35,7 +38,7 @@ const ZStoredPayload = z.object({
  */
 export const deliverWebhookJob = defineJob({
   ...deliverWebhookSpec,
-  async handle({ deliveryId }, context) {
+  async handle({ deliveryId }, context: DeliveryContext) {
     const row = await context.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
@@ -104,7 +107,7 @@ export const deliverWebhookJob = defineJob({
 
 /** Records a failed attempt; `isFinal` marks the delivery `failed` (no retry follows). */
 async function recordFailure(
-  context: JobContext,
+  context: DeliveryContext,
   deliveryId: string,
   failure: { status: number | null; error: string },
   isFinal: boolean,
@@ -123,7 +126,6 @@ async function recordFailure(
     .execute();
 }
 
-function keyringOf(context: JobContext): SecretKeyring {
-  if (!context.appKey) throw new Error('deliver-webhook needs APP_KEY to open webhook secrets');
+function keyringOf(context: DeliveryContext): SecretKeyring {
   return createSecretKeyring(context.appKey, context.appKeyPrevious);
 }

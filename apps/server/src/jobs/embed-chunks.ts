@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Queryable } from '../db/queryable.js';
 import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
-import { defineJob, type JobQueue } from '../queue/job-queue.js';
+import { defineJob, type JobContextOf, type JobQueue } from '../queue/job-queue.js';
 import { EMBED_RETRY_LIMIT, embedChunksSpec } from '../queue/job-specs.js';
 import { settleSources } from '../services/knowledge/source-run.js';
 
@@ -19,7 +19,7 @@ const ANALYZE_AFTER = 1000;
  */
 export const embedChunksJob = defineJob({
   ...embedChunksSpec,
-  async handle({ agentId }, { db, log, embeddings, attempt }) {
+  async handle({ agentId }, { db, log, embeddings, attempt }: JobContextOf<'embeddings'>) {
     if (!embeddings) return;
     try {
       await embedAgentChunks(db, log, embeddings, agentId);

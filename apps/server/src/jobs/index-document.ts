@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Queryable } from '../db/queryable.js';
 import type { DB } from '../db/schema.js';
 import { chunkText } from '../ingest/chunk-text.js';
-import { defineJob, type JobContext } from '../queue/job-queue.js';
+import { defineJob, type JobContextOf } from '../queue/job-queue.js';
 import { INDEX_RETRY_LIMIT, indexDocumentSpec } from '../queue/job-specs.js';
 import { textSearchConfig } from '../retrieval/text-search-config.js';
 import { recordVocabulary } from '../retrieval/vocabulary.js';
@@ -10,6 +10,9 @@ import { sha256Hex } from '../security/hashing.js';
 import { newId } from '../security/ids.js';
 import { settleSources } from '../services/knowledge/source-run.js';
 import { queueEmbedding } from './embed-chunks.js';
+
+/** What the index job uses of its context. */
+type IndexContext = JobContextOf<'queue' | 'embeddings'>;
 
 /**
  * Indexes one document: chunks its text and writes the chunks with their full-text vectors,
@@ -20,7 +23,7 @@ import { queueEmbedding } from './embed-chunks.js';
  */
 export const indexDocumentJob = defineJob({
   ...indexDocumentSpec,
-  async handle({ documentId }, { db, log, queue, embeddings, attempt }) {
+  async handle({ documentId }, { db, log, queue, embeddings, attempt }: IndexContext) {
     const embeddingsKey = embeddings?.key ?? null;
     let sourceId: string | undefined;
     try {
@@ -56,7 +59,7 @@ export async function markIndexFailed(
 async function indexDocument(
   db: Kysely<DB>,
   documentId: string,
-  { log, queue, embeddings }: Pick<JobContext, 'log' | 'queue' | 'embeddings'>,
+  { log, queue, embeddings }: Pick<IndexContext, 'log' | 'queue' | 'embeddings'>,
 ): Promise<string | undefined> {
   return db.transaction().execute(async (trx) => {
     // A document without a language of its own is in its agent's language, when it has one.
@@ -107,7 +110,7 @@ async function indexDocument(
       .where('id', '=', doc.id)
       .execute();
     // Vectors are computed by a per-agent run outside this transaction (the provider may be remote).
-    if (pieces.length > 0 && queue) await queueEmbedding(queue, embeddings, doc.agent_id, trx);
+    if (pieces.length > 0) await queueEmbedding(queue, embeddings, doc.agent_id, trx);
     log.debug({ documentId, chunks: pieces.length }, 'document indexed');
     return doc.source_id;
   });

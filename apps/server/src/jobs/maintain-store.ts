@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { DB } from '../db/schema.js';
-import { defineJob, type JobQueue } from '../queue/job-queue.js';
+import { defineJob, type JobContextOf, type JobQueue } from '../queue/job-queue.js';
 
 /**
  * When a table is worth maintaining, in autovacuum's terms (a base count plus a share of the
@@ -180,7 +180,7 @@ export const maintainStoreJob = defineJob({
   policy: 'singleton',
   retryLimit: 1,
   expireInSeconds: 60 * 60,
-  async handle(_payload, { db, log }) {
+  async handle(_payload, { db, log }: JobContextOf<never>) {
     await runStoreMaintenance({ db, log });
   },
 });

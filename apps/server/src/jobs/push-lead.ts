@@ -1,4 +1,4 @@
-import { defineJob } from '../queue/job-queue.js';
+import { defineJob, type JobContextOf } from '../queue/job-queue.js';
 import { PUSH_LEAD_RETRY_LIMIT, pushLeadSpec } from '../queue/job-specs.js';
 import { isRetryableFailure, pushLead } from '../site-calls/plugin-client.js';
 
@@ -11,7 +11,7 @@ import { isRetryableFailure, pushLead } from '../site-calls/plugin-client.js';
  */
 export const pushLeadJob = defineJob({
   ...pushLeadSpec,
-  async handle({ leadId }, context) {
+  async handle({ leadId }, context: JobContextOf<'safeUrlAllow'>) {
     const lead = await context.db
       .selectFrom('leads')
       .select(['id', 'workspace_id', 'agent_id', 'email', 'name', 'phone', 'conversation_id'])

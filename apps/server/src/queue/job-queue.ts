@@ -10,31 +10,43 @@ import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 /** The Postgres schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'pgboss';
 
-/** What a handler gets besides its payload. */
-export type JobContext = {
-  db: Kysely<DB>;
-  log: Logger;
-  jobId: string;
-  attempt: number;
+/**
+ * What every handler of a working queue gets from the process's config (`queue.work(services)`):
+ * only a process with APP_KEY loaded works jobs, so handlers never check for it.
+ */
+export type JobServices = {
   /** SAFE_URL_ALLOW entries for jobs that fetch through the crawl-safety guard; absent means none. */
   safeUrlAllow?: readonly string[];
-  /** The queue, for jobs that enqueue follow-up jobs (the worker always sets it). */
-  queue?: JobQueue;
   /** The active embedding provider; null or absent where vectors are not stored. */
   embeddings?: EmbeddingProvider | null;
-  /** APP_KEY, for jobs that open sealed secrets (SQL source passwords). */
-  appKey?: Buffer;
+  /** APP_KEY, for jobs that open sealed secrets (SQL source passwords, webhook secrets). */
+  appKey: Buffer;
   /** APP_KEY_PREVIOUS during a key rotation: secrets it sealed still open. */
-  appKeyPrevious?: Buffer;
+  appKeyPrevious?: Buffer | undefined;
   /** Least delay between a crawl's requests to one site (CRAWL_DELAY_MS); the crawler's default otherwise. */
   crawlDelayMs?: number;
 };
 
-/** What every handler of this queue gets besides the database (from the service's config). */
-export type JobServices = Pick<
-  JobContext,
-  'safeUrlAllow' | 'embeddings' | 'appKey' | 'appKeyPrevious' | 'crawlDelayMs'
->;
+/** What every run of a job has, whatever the job: the store, its logger, which job and which attempt. */
+export type JobRun = {
+  db: Kysely<DB>;
+  log: Logger;
+  jobId: string;
+  attempt: number;
+};
+
+/** What a handler gets besides its payload. */
+export type JobContext = JobRun &
+  JobServices & {
+    /** The queue, for jobs that enqueue follow-up jobs. */
+    queue: JobQueue;
+  };
+
+/**
+ * The context of a handler that uses only `K` of the services (and the run itself), so a test
+ * runs it with just that.
+ */
+export type JobContextOf<K extends Exclude<keyof JobContext, keyof JobRun>> = JobRun & Pick<JobContext, K>;
 
 /**
  * What a sender needs to know of a job: a name, a payload schema (ids and hashes, never
@@ -52,9 +64,12 @@ export type JobSpec<T> = {
   expireInSeconds?: number;
 };
 
-/** A job the worker runs: its spec and an idempotent handler (run twice, it leaves the same state). */
-export type JobDefinition<T> = JobSpec<T> & {
-  handle(payload: T, context: JobContext): Promise<void>;
+/**
+ * A job the worker runs: its spec and an idempotent handler (run twice, it leaves the same
+ * state). `C` is the part of {@link JobContext} the handler uses.
+ */
+export type JobDefinition<T, C extends Partial<JobContext> = JobContext> = JobSpec<T> & {
+  handle(payload: T, context: C): Promise<void>;
 };
 
 /** Declares a job's spec; a typed identity so senders' payloads and the handler agree. */
@@ -62,8 +77,13 @@ export function defineJobSpec<T>(spec: JobSpec<T>): JobSpec<T> {
   return spec;
 }
 
-/** Declares a job (a spec and its handler); a typed identity so payloads and handlers agree. */
-export function defineJob<T>(definition: JobDefinition<T>): JobDefinition<T> {
+/**
+ * Declares a job (a spec and its handler); a typed identity so payloads and handlers agree, and
+ * the handler's declared context (`C`) is kept for callers that run it directly.
+ */
+export function defineJob<T, C extends Partial<JobContext> = JobContext>(
+  definition: JobDefinition<T, C>,
+): JobDefinition<T, C> {
   return definition;
 }
 
@@ -76,13 +96,7 @@ export class JobQueue {
     private readonly db: Kysely<DB>,
     private readonly log: Logger,
     private readonly definitions: ReadonlyMap<string, JobDefinition<unknown>>,
-    private readonly services: JobServices,
   ) {}
-
-  /** The embedding provider handlers get (null: no vectors). */
-  get embeddings(): EmbeddingProvider | null {
-    return this.services.embeddings ?? null;
-  }
 
   /** Starts pg-boss on `pool` (creating its schema on first use) and declares every queue. */
   static async start(options: {
@@ -91,8 +105,6 @@ export class JobQueue {
     log: Logger;
     definitions: readonly JobDefinition<unknown>[];
     maintenance?: boolean;
-    /** Handed to every handler: SAFE_URL_ALLOW, the embedding provider, APP_KEY, crawl pacing. */
-    services?: JobServices;
   }): Promise<JobQueue> {
     const pool = options.pool;
     const boss = new PgBoss({
@@ -118,7 +130,7 @@ export class JobQueue {
       await boss.createQueue(definition.name, queueOptions);
       await boss.updateQueue(definition.name, queueOptions);
     }
-    return new JobQueue(boss, options.db, options.log, byName, options.services ?? {});
+    return new JobQueue(boss, options.db, options.log, byName);
   }
 
   /**
@@ -158,10 +170,14 @@ export class JobQueue {
   }
 
   /**
-   * Starts consuming every registered queue in this process; `batchSize` jobs per fetch
+   * Starts consuming every registered queue in this process, handing `services` (SAFE_URL_ALLOW,
+   * the embedding provider, APP_KEY, crawl pacing) to every handler; `batchSize` jobs per fetch
    * (default 1), each handled in turn.
    */
-  async work(options: { pollingIntervalSeconds?: number; batchSize?: number } = {}): Promise<void> {
+  async work(
+    services: JobServices,
+    options: { pollingIntervalSeconds?: number; batchSize?: number } = {},
+  ): Promise<void> {
     if (this.working) return;
     this.working = true;
     for (const definition of this.definitions.values()) {
@@ -192,7 +208,7 @@ export class JobQueue {
               log,
               jobId: job.id,
               attempt: job.retryCount + 1,
-              ...this.services,
+              ...services,
               queue: this,
             });
           }

@@ -40,10 +40,7 @@ export function createSecretKeyring(current: Buffer, previous?: Buffer | undefin
   };
 }
 
-/** The keyring of a loaded configuration, or null when it has no APP_KEY. */
-export function configKeyring(config: {
-  appKey: Buffer | undefined;
-  appKeyPrevious: Buffer | undefined;
-}): SecretKeyring | null {
-  return config.appKey ? createSecretKeyring(config.appKey, config.appKeyPrevious) : null;
+/** The keyring of a configuration with APP_KEY loaded (and APP_KEY_PREVIOUS during a rotation). */
+export function configKeyring(config: { appKey: Buffer; appKeyPrevious: Buffer | undefined }): SecretKeyring {
+  return createSecretKeyring(config.appKey, config.appKeyPrevious);
 }

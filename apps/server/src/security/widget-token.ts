@@ -13,10 +13,9 @@ export type WidgetTokenKey = Uint8Array;
 /** Derives the HS256 key from the configured secret (contract: "SHA-256 hashing a configured secret"). */
 export function widgetTokenKey(options: {
   widgetTokenSecret: string | undefined;
-  appKey: Buffer | undefined;
+  appKey: Buffer;
 }): WidgetTokenKey {
-  const secret = options.widgetTokenSecret ?? options.appKey?.toString('base64');
-  if (!secret) throw new Error('Widget tokens need WIDGET_TOKEN_SECRET or APP_KEY.');
+  const secret = options.widgetTokenSecret ?? options.appKey.toString('base64');
   return new Uint8Array(createHash('sha256').update(secret, 'utf8').digest());
 }
 

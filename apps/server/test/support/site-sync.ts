@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { signRequest, ZAgent } from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
@@ -157,7 +156,6 @@ export function target(agentId: string, siteUrl: string = SITE_URL): Json {
 
 /** How many `index-document` jobs wait in state `created`. */
 export async function queuedJobs(t: TestApp): Promise<number> {
-  assert.ok(t.queue, 'the test app has a queue');
   return t.queue.countJobs('index-document', 'created');
 }
 
@@ -206,7 +204,7 @@ export async function siteTypeOf(t: TestApp, agentId: string): Promise<string> {
 export function runIndexJob(t: TestApp, documentId: string): Promise<void> {
   return indexDocumentJob.handle(
     { documentId },
-    { db: t.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1 },
+    { db: t.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1, queue: t.queue },
   );
 }
 

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +6,7 @@ import type { Logger } from 'pino';
 import { fetchSourceJob } from '../../src/jobs/fetch-source/fetch-source.js';
 import { indexDocumentJob } from '../../src/jobs/index-document.js';
 import { createLogger } from '../../src/logger.js';
-import type { TestApp } from './test-app.js';
+import { type TestApp, workerContext } from './test-app.js';
 
 /** Helpers shared by the text/url source tests. */
 // Every HTTP server here binds to 127.0.0.1. The only other URL fetched is a cloud metadata IP
@@ -53,20 +52,7 @@ export function runFetchJob(
   sourceId: string,
   log: Logger = createLogger('silent'),
 ): Promise<void> {
-  assert.ok(app.queue, 'the test app has a queue');
-  return fetchSourceJob.handle(
-    { sourceId },
-    {
-      db: app.database.db,
-      log,
-      jobId: 'test',
-      attempt: 1,
-      safeUrlAllow: app.config.safeUrlAllow,
-      crawlDelayMs: app.config.crawlDelayMs,
-      ...(app.config.appKey ? { appKey: app.config.appKey } : {}),
-      queue: app.queue,
-    },
-  );
+  return fetchSourceJob.handle({ sourceId }, workerContext(app, { log }));
 }
 
 /** Runs the index job of every document of a source that is not indexed yet, and marks its queued job done as the worker would. */
@@ -80,7 +66,7 @@ export async function indexSource(app: TestApp, sourceId: string): Promise<numbe
   for (const doc of pending) {
     await indexDocumentJob.handle(
       { documentId: doc.id },
-      { db: app.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1 },
+      { db: app.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1, queue: app.queue },
     );
     await completeJobs(app, 'index-document', doc.id);
   }

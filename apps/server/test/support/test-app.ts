@@ -5,21 +5,22 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from '../../src/app.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
+import { ensureAppKey } from '../../src/config/app-key.js';
+import { type KeyedConfig, loadConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/db/database.js';
 import { loadMigrations } from '../../src/db/migrate.js';
-import { embeddingProviderFor } from '../../src/embeddings/index.js';
+import { type EmbeddingProvider, embeddingProviderFor } from '../../src/embeddings/index.js';
 import { JOB_DEFINITIONS } from '../../src/jobs/definitions.js';
 import { createLogger } from '../../src/logger.js';
-import { JobQueue } from '../../src/queue/job-queue.js';
+import { type JobContext, JobQueue, type JobServices } from '../../src/queue/job-queue.js';
 import { createApiToken } from '../../src/services/accounts/api-tokens.js';
 import { type BootstrapResult, bootstrap } from '../../src/services/accounts/bootstrap.js';
 import { createTestDatabase } from './test-database.js';
 
 /** A config for tests: a temp DATA_DIR, a fixed app key, the cheapest bcrypt cost. */
-export async function createTestConfig(env: Record<string, string> = {}): Promise<Config> {
+export async function createTestConfig(env: Record<string, string> = {}): Promise<KeyedConfig> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-test-'));
-  return loadConfig({
+  const config = loadConfig({
     DATA_DIR: dataDir,
     APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
     BCRYPT_COST: '4',
@@ -29,42 +30,41 @@ export async function createTestConfig(env: Record<string, string> = {}): Promis
     ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '100000',
     ...env,
   });
+  // As the service boots: an env that blanks APP_KEY gets one generated under the temp DATA_DIR.
+  return ensureAppKey(config, () => {});
+}
+
+/** A real job queue over a test database that accepts jobs but runs none (tests look at what was queued, or work it themselves). */
+export function startTestQueue(database: Database): Promise<JobQueue> {
+  return JobQueue.start({
+    pool: database.pool,
+    db: database.db,
+    log: createLogger('silent'),
+    definitions: JOB_DEFINITIONS,
+    maintenance: false,
+  });
 }
 
 /** An app on a fresh database, and how to tear it down. */
 export type TestApp = {
   app: FastifyInstance;
   database: Database;
-  config: Config;
-  queue: JobQueue | null;
+  config: KeyedConfig;
+  queue: JobQueue;
+  /** The embedding provider the app was built with (the service's choice for this config). */
+  embeddings: EmbeddingProvider | null;
   close(): Promise<void>;
 };
 
 /** Builds the real app over a fresh cloned database (no listening socket; use `app.inject`), with a non-working queue unless `queue` is given. */
 export async function createTestApp(
-  options: { env?: Record<string, string>; logger?: Logger; queue?: JobQueue | null; now?: () => Date } = {},
+  options: { env?: Record<string, string>; logger?: Logger; queue?: JobQueue; now?: () => Date } = {},
 ): Promise<TestApp> {
   const config = await createTestConfig(options.env);
   const database = await createTestDatabase();
   const expectedMigrations = (await loadMigrations()).length;
   const embeddings = embeddingProviderFor(config, database.features);
-  // A queue that accepts jobs but runs none: tests look at what was queued, or work it themselves.
-  const queue =
-    options.queue === undefined
-      ? await JobQueue.start({
-          pool: database.pool,
-          db: database.db,
-          log: createLogger('silent'),
-          definitions: JOB_DEFINITIONS,
-          maintenance: false,
-          services: {
-            safeUrlAllow: config.safeUrlAllow,
-            embeddings,
-            ...(config.appKey ? { appKey: config.appKey } : {}),
-            crawlDelayMs: config.crawlDelayMs,
-          },
-        })
-      : options.queue;
+  const queue = options.queue ?? (await startTestQueue(database));
   const app = await createApp(
     { config, database, queue, embeddings, expectedMigrations, ...(options.now ? { now: options.now } : {}) },
     options.logger ? { logger: options.logger } : {},
@@ -75,12 +75,41 @@ export async function createTestApp(
     database,
     config,
     queue,
+    embeddings,
     async close() {
       await app.close();
-      if (options.queue === undefined) await queue?.stop(1_000);
+      if (options.queue === undefined) await queue.stop(1_000);
       await database.close();
       await rm(config.dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** What `service.ts` hands a worker's handlers, from a test app's config: `t.queue.work(workerServices(t))`. */
+export function workerServices(t: TestApp): JobServices {
+  return {
+    safeUrlAllow: t.config.safeUrlAllow,
+    embeddings: t.embeddings,
+    appKey: t.config.appKey,
+    appKeyPrevious: t.config.appKeyPrevious,
+    crawlDelayMs: t.config.crawlDelayMs,
+  };
+}
+
+/**
+ * The context the worker hands a job's handler, from a test app's config and queue; without
+ * `embeddings` in `overrides` it stores no vectors (as an app without an embedding provider).
+ */
+export function workerContext(t: TestApp, overrides: Partial<JobContext> = {}): JobContext {
+  return {
+    db: t.database.db,
+    log: createLogger('silent'),
+    jobId: 'test',
+    attempt: 1,
+    queue: t.queue,
+    ...workerServices(t),
+    embeddings: null,
+    ...overrides,
   };
 }
 

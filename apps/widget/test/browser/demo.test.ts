@@ -35,10 +35,10 @@ describe('widget in Chromium: the /demo page', () => {
 
   test('the demo agent answers "Can I return an opened bag?" from the sample FAQ', async () => {
     const { t } = service;
-    assert.ok(t.queue, 'the test app has a queue');
     const seeded = await seedDemo({
       db: t.database.db,
       queue: t.queue,
+      appKey: t.config.appKey,
       origins: [service.base],
       log: createLogger('silent'),
     });

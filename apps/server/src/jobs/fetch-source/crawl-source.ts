@@ -22,7 +22,6 @@ const FLUSH_EVERY = 10;
  */
 export async function runCrawlSource(context: JobContext, source: SourceRef): Promise<void> {
   const { db, queue, log } = context;
-  if (!queue) throw new Error('crawling needs the job queue to index what it fetched');
   const url = source.config.url;
   if (typeof url !== 'string') {
     await failRun(db, source.id, 'failed: the source has no URL');

@@ -127,7 +127,6 @@ function readPage(body: Buffer, contentType: string, url: string): Page {
  */
 async function storePage(context: JobContext, sourceId: string, page: Page): Promise<void> {
   const { queue } = context;
-  if (!queue) throw new Error('fetch-source needs the job queue to index what it fetched');
   await context.db.transaction().execute(async (trx) => {
     const source = await trx
       .selectFrom('sources')

@@ -57,7 +57,7 @@ export async function signIn(options: {
   input: TSessionLogin;
   bcryptCost: number;
   /** APP_KEY's keyring: opens the TOTP secret of a user with two-factor on. */
-  keys: SecretKeyring | null;
+  keys: SecretKeyring;
   now: Date;
   ip: string;
   userAgent: string | undefined;
@@ -162,7 +162,7 @@ export async function verifySession(
  */
 async function requireSecondFactor(
   db: Kysely<DB>,
-  keys: SecretKeyring | null,
+  keys: SecretKeyring,
   userId: string,
   factor: SecondFactor,
   now: Date,
@@ -172,8 +172,6 @@ async function requireSecondFactor(
       code: ['Two-factor sign-in is on: send the code from your authenticator app, or a recovery code.'],
     });
   }
-  // A misconfigured instance, not a client error: rendered as a 500.
-  if (!keys) throw new Error('APP_KEY is not loaded: two-factor secrets cannot be opened');
   await db.transaction().execute(async (trx) => {
     const locked = await userRow(trx, userId, true);
     if (!(await checkSecondFactor(trx, keys, locked, factor, now))) throw new AppError('unauthenticated');

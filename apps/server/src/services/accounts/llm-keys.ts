@@ -17,16 +17,13 @@ export type WorkspaceLlmKey = { provider: TLlmKeyProvider; model: string | null;
  * an earlier key; writes an `llm_key.set` audit record (provider and model, never the key).
  */
 export async function setLlmKey(
-  scope: TenantScope & { keys: SecretKeyring | null },
+  scope: TenantScope & { keys: SecretKeyring },
   input: TLlmKeyPut,
 ): Promise<TLlmKey> {
   const { db, workspaceId } = scope;
   const userId = actingUserId(scope.actor);
   if (userId === null || !(await isByokEnabled(db, userId))) throw new AppError('forbidden');
-  const keys = scope.keys;
-  // A misconfigured instance, not a client error: the error handler renders it as a 500.
-  if (!keys) throw new Error('APP_KEY is not loaded: model keys cannot be sealed');
-  const sealed = keys.seal(input.api_key, LLM_KEY_PURPOSE, workspaceId);
+  const sealed = scope.keys.seal(input.api_key, LLM_KEY_PURPOSE, workspaceId);
   const model = input.model ?? null;
   await db.transaction().execute(async (trx) => {
     const now = new Date();
@@ -52,7 +49,7 @@ export async function setLlmKey(
 }
 
 /** The workspace's model key as the admin API shows it (last four characters only); 404 when none. */
-export async function getLlmKey(scope: TenantScope & { keys: SecretKeyring | null }): Promise<TLlmKey> {
+export async function getLlmKey(scope: TenantScope & { keys: SecretKeyring }): Promise<TLlmKey> {
   const row = await scope.db
     .selectFrom('workspace_llm_keys')
     .selectAll()
@@ -95,7 +92,7 @@ export async function deleteLlmKey(scope: TenantScope): Promise<void> {
  */
 export async function activeLlmKey(options: {
   db: Kysely<DB>;
-  keys: SecretKeyring | null;
+  keys: SecretKeyring;
   workspaceId: string;
 }): Promise<WorkspaceLlmKey | null> {
   const row = await options.db
@@ -127,8 +124,7 @@ async function isByokEnabled(db: Queryable, userId: string): Promise<boolean> {
 }
 
 /** Null when neither APP_KEY nor APP_KEY_PREVIOUS opens it (the key was sealed under another APP_KEY). */
-function openKey(keys: SecretKeyring | null, sealed: string, workspaceId: string): string | null {
-  if (!keys) return null;
+function openKey(keys: SecretKeyring, sealed: string, workspaceId: string): string | null {
   try {
     return keys.open(sealed, LLM_KEY_PURPOSE, workspaceId);
   } catch {

@@ -33,12 +33,11 @@ export type SecondFactor = { code?: string | undefined; recovery_code?: string |
 /** Whether two-factor is on for a user, and how many recovery codes are left. */
 export async function twoFactorStatus(
   db: Queryable,
-  keys: SecretKeyring | null,
+  keys: SecretKeyring,
   userId: string,
 ): Promise<TTwoFactorStatus> {
   const user = await userRow(db, userId);
-  const left =
-    keys && user.recovery_codes_sealed ? openCodes(keys, user.id, user.recovery_codes_sealed).length : 0;
+  const left = user.recovery_codes_sealed ? openCodes(keys, user.id, user.recovery_codes_sealed).length : 0;
   return {
     enabled: user.totp_enabled_at !== null,
     enabled_at: user.totp_enabled_at ? iso(user.totp_enabled_at) : null,

@@ -42,7 +42,7 @@ export async function getAgent(
 
 /**
  * Creates an agent in the workspace and records it in the audit log; the workspace's published
- * knowledge-base articles are indexed for it in the same transaction (when a queue is given).
+ * knowledge-base articles are queued for indexing for it in the same transaction.
  */
 export async function createAgent(scope: TenantScope & KbIndexing, input: TAgentCreate): Promise<TAgent> {
   const theme: StoredTheme = { ...DEFAULT_THEME, ...input.theme };
@@ -84,7 +84,7 @@ export async function createAgent(scope: TenantScope & KbIndexing, input: TAgent
 
 /** Applies a partial update (theme fields merge into the stored theme); audited with the changed keys. */
 export async function updateAgent(
-  scope: TenantScope & { queue?: JobQueue | null | undefined },
+  scope: TenantScope & { queue: JobQueue },
   agentId: string,
   input: TAgentUpdate,
 ): Promise<TAgent> {
@@ -119,7 +119,7 @@ export async function updateAgent(
       .returningAll()
       .executeTakeFirstOrThrow();
     // Documents without a language of their own are indexed in the agent's: rebuild them.
-    if (scope.queue && row.language_default !== current.language_default) {
+    if (row.language_default !== current.language_default) {
       await reindexAgentLanguageDocuments(trx, scope.queue, agentId);
     }
     await recordAudit(trx, {

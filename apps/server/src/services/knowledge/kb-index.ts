@@ -13,11 +13,8 @@ export const KB_SOURCE_TYPE = 'kb';
 export const KB_DOCUMENT_KIND = 'kb_article';
 const KB_SOURCE_NAME = 'Knowledge base';
 
-/**
- * What a service that changes articles or agents needs to keep the knowledge base indexed.
- * Without a queue nothing can be indexed, so only removals happen (see `syncArticleForAgents`).
- */
-export type KbIndexing = { queue?: JobQueue | null; publicBaseUrl?: string | undefined };
+/** What a service that changes articles or agents needs to keep the knowledge base indexed. */
+export type KbIndexing = { queue: JobQueue; publicBaseUrl?: string | undefined };
 
 type Article = { id: string; title: string; slug: string; body_markdown: string; updated_at: Date };
 type Agent = { id: string; language_default: string | null };
@@ -27,11 +24,10 @@ type PreparedArticle = { article: Article; url: string; text: string };
  * Brings one article's document up to date in the kb source of every agent of the workspace:
  * a published article is upserted (and queued for indexing only when its text or URL changed);
  * an unpublished or deleted one is removed with its chunks. Runs in the caller's transaction.
- * Without a queue nothing could be indexed, so upserts are skipped; removals still happen.
  */
 export async function syncArticleForAgents(
   trx: Queryable,
-  queue: JobQueue | null | undefined,
+  queue: JobQueue,
   options: { workspaceId: string; articleId: string; publicBaseUrl?: string | undefined },
 ): Promise<{ queued: number; removed: number }> {
   const { workspaceId, articleId } = options;
@@ -51,7 +47,6 @@ export async function syncArticleForAgents(
     );
     return { queued: 0, removed: removed.length };
   }
-  if (!queue) return { queued: 0, removed: 0 };
   // Locked in id order: two writers never both create an agent's kb source, nor deadlock.
   const agents = await trx
     .selectFrom('agents')
@@ -77,7 +72,7 @@ export async function syncArticleForAgents(
  */
 export async function syncKbForAgent(
   trx: Queryable,
-  queue: JobQueue | null | undefined,
+  queue: JobQueue,
   options: { workspaceId: string; agentId: string; publicBaseUrl?: string | undefined },
 ): Promise<{ queued: number; removed: number }> {
   const { workspaceId, agentId } = options;
@@ -85,7 +80,7 @@ export async function syncKbForAgent(
   const articles = await publishedArticles(trx, workspaceId).orderBy('id').execute();
   let sourceId = await findKbSource(trx, workspaceId, agentId);
   let queued = 0;
-  if (queue && articles.length > 0) {
+  if (articles.length > 0) {
     sourceId ??= await ensureKbSource(trx, workspaceId, agentId);
     const prepared = await prepareArticles(trx, workspaceId, options.publicBaseUrl, articles);
     queued = await upsertArticles(trx, queue, { workspaceId, sourceId, agent }, prepared);

@@ -24,7 +24,7 @@ export function defaultName(input: TSourceCreate): string {
 export function storedConfig(
   input: TSourceCreate,
   sourceId: string,
-  appKey: Buffer | undefined,
+  appKey: Buffer,
 ): Record<string, unknown> {
   switch (input.type) {
     case 'text':
@@ -36,7 +36,6 @@ export function storedConfig(
     case 'sitemap':
       return { url: input.url, max_pages: input.max_pages };
     case 'sql': {
-      if (!appKey) throw new Error('APP_KEY is not loaded: SQL source passwords cannot be sealed');
       const { type: _type, name: _name, password, ...settings } = input;
       return {
         ...settings,

@@ -97,7 +97,7 @@ const STORED_TYPES: ReadonlySet<string> = new Set(['text', 'upload']);
  * the job exists exactly when the source commits.
  */
 export async function createSource(
-  scope: TenantScope & { queue: JobQueue; appKey?: Buffer | undefined },
+  scope: TenantScope & { queue: JobQueue; appKey: Buffer },
   agentId: string,
   input: TSourceCreate,
 ): Promise<TSource> {

@@ -43,6 +43,8 @@ export type DemoSeed = { agentId: string; created: boolean };
 export async function seedDemo(options: {
   db: Kysely<DB>;
   queue: JobQueue;
+  /** APP_KEY: sources are created through the one path that seals SQL passwords with it. */
+  appKey: Buffer;
   origins: readonly string[];
   log: Pick<Logger, 'info'>;
 }): Promise<DemoSeed | null> {
@@ -85,7 +87,7 @@ export async function seedDemo(options: {
       system_prompt: 'You are the demo assistant of a made-up coffee roaster. Say so if asked.',
     },
   );
-  await createSource({ ...scope, queue: options.queue }, agent.id, {
+  await createSource({ ...scope, queue: options.queue, appKey: options.appKey }, agent.id, {
     type: 'text',
     name: 'Northwind Coffee FAQ (sample)',
     text: DEMO_KNOWLEDGE,

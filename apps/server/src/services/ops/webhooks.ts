@@ -8,7 +8,7 @@ import {
   WEBHOOKS_PER_WORKSPACE_MAX,
 } from '@service/contract';
 import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema-conversations.js';
-import { AppError, notFound, validationError } from '../../errors/app-error.js';
+import { notFound, validationError } from '../../errors/app-error.js';
 import { checkUrl, type Resolve } from '../../outbound/index.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { deliverWebhookSpec } from '../../queue/job-specs.js';
@@ -36,15 +36,13 @@ export function openWebhookSecret(sealed: string, keys: SecretKeyring, webhookId
  */
 export async function createWebhook(
   scope: TenantScope & {
-    appKey: Buffer | undefined;
+    appKey: Buffer;
     safeUrlAllow?: readonly string[] | undefined;
     resolve?: Resolve | undefined;
     randomBytes?: ((size: number) => Buffer) | undefined;
   },
   input: TWebhookCreate,
 ): Promise<TWebhookCreated> {
-  const { appKey } = scope;
-  if (!appKey) throw new AppError('internal_error', { message: 'APP_KEY is not loaded.' });
   const check = await checkUrl(input.url, {
     allow: scope.safeUrlAllow ?? [],
     ...(scope.resolve ? { resolve: scope.resolve } : {}),
@@ -52,7 +50,7 @@ export async function createWebhook(
   if (!check.ok) throw validationError({ url: [check.reason] });
   const secret = `${WEBHOOK_SECRET_PREFIX}${(scope.randomBytes ?? cryptoRandomBytes)(32).toString('base64url')}`;
   const id = newId();
-  const sealed = sealWebhookSecret(secret, createSecretKeyring(appKey), id);
+  const sealed = sealWebhookSecret(secret, createSecretKeyring(scope.appKey), id);
   return scope.db.transaction().execute(async (trx) => {
     // Concurrent creations take turns on the workspace row, so the cap holds.
     await trx.selectFrom('workspaces').select('id').where('id', '=', scope.workspaceId).forUpdate().execute();

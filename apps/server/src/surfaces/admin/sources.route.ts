@@ -2,8 +2,6 @@ import { dataEnvelope, ZSource, ZSourceCreate, ZSourceUpdate } from '@service/co
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { AppError } from '../../errors/app-error.js';
-import type { JobQueue } from '../../queue/job-queue.js';
 import {
   createSource,
   deleteSource,
@@ -19,10 +17,6 @@ const tags = ['admin: sources'];
 
 /** `/api/v1/admin/agents/{id}/sources` and `/api/v1/admin/sources/{id}`. */
 export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
-  const queue = (): JobQueue => {
-    if (!deps.queue) throw new AppError('internal_error', { message: 'The job queue is not running.' });
-    return deps.queue;
-  };
   return async (app) => {
     app.get(
       '/agents/:id/sources',
@@ -94,7 +88,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const scope = {
           ...adminScope(deps.database.db, request),
-          queue: queue(),
+          queue: deps.queue,
           appKey: deps.config.appKey,
         };
         const source = await createSource(scope, request.params.id, request.body);
@@ -139,7 +133,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const scope = {
           ...adminScope(deps.database.db, request),
-          queue: queue(),
+          queue: deps.queue,
           publicBaseUrl: deps.config.publicBaseUrl,
         };
         const source = await reindexSource(scope, request.params.id);

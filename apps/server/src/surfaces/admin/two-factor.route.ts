@@ -38,8 +38,6 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     const scope = adminScope(deps.database.db, request);
     const userId = actingUserId(scope.actor);
     if (!userId) throw new AppError('forbidden', { message: 'This token does not act for a user.' });
-    // A misconfigured instance, not a client error: rendered as a 500.
-    if (!keys) throw new Error('APP_KEY is not loaded: two-factor secrets cannot be sealed');
     return {
       db: scope.db,
       keys,

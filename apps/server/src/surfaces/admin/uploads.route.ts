@@ -13,7 +13,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError, validationError } from '../../errors/app-error.js';
-import type { JobQueue } from '../../queue/job-queue.js';
 import { type IncomingUpload, sanitiseUploadName, uploadFiles } from '../../services/knowledge/uploads.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
@@ -107,10 +106,6 @@ async function* readUploads(app: FastifyInstance, request: FastifyRequest): Asyn
 
 /** `POST /api/v1/admin/agents/{id}/uploads`: the only admin route that takes multipart. */
 export function uploadRoutes(deps: AppDeps): FastifyPluginAsyncZod {
-  const queue = (): JobQueue => {
-    if (!deps.queue) throw new AppError('internal_error', { message: 'The job queue is not running.' });
-    return deps.queue;
-  };
   return async (app) => {
     // Encapsulated here: this plugin parses multipart and nothing else; no other route does.
     app.removeAllContentTypeParsers();
@@ -149,7 +144,7 @@ export function uploadRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             message: `Unsupported content type; ${MULTIPART_ONLY}`,
           });
         }
-        const scope = { ...adminScope(deps.database.db, request), queue: queue() };
+        const scope = { ...adminScope(deps.database.db, request), queue: deps.queue };
         try {
           const sources = await uploadFiles(scope, request.params.id, readUploads(app, request));
           return reply.status(201).send({ data: sources });

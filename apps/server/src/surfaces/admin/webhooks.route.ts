@@ -2,7 +2,6 @@ import { dataEnvelope, ZWebhook, ZWebhookCreate, ZWebhookCreated, ZWebhookDelive
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { AppError } from '../../errors/app-error.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -118,9 +117,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const queue = deps.queue;
-        if (!queue) throw new AppError('internal_error', { message: 'The job queue is not running.' });
-        const scope = { ...adminScope(deps.database.db, request), queue };
+        const scope = { ...adminScope(deps.database.db, request), queue: deps.queue };
         return reply.status(202).send({ data: await redeliver(scope, request.params.id) });
       },
     );

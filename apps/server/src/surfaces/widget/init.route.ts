@@ -51,7 +51,7 @@ export function initRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
           tokenKey: deps.tokenKey,
           now: deps.clock(),
         });
-        if (body.page_url && agent.auto_index_pages && deps.queue) {
+        if (body.page_url && agent.auto_index_pages) {
           await indexVisitorPage({
             db: deps.database.db,
             queue: deps.queue,
