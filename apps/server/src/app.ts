@@ -13,19 +13,24 @@ import { securityHeadersPlugin } from './http/security-headers.js';
 import { storableTextValidatorCompiler } from './http/storable-text.js';
 import { createLogger } from './logger.js';
 import { SESSION_COOKIE } from './services/accounts/admin-sessions.js';
-import { adminSurface } from './surfaces/admin/index.js';
-import { sessionRoutes } from './surfaces/admin/session.route.js';
-import { healthRoutes } from './surfaces/ops/health.route.js';
-import { demoRoutes } from './surfaces/public/demo.route.js';
-import { publicKbRoutes } from './surfaces/public/kb.route.js';
-import { widgetAssetRoutes } from './surfaces/public/widget-assets.route.js';
-import { integrationSurface } from './surfaces/site-sync/index.js';
-import { widgetSurface } from './surfaces/widget/index.js';
+import { ADMIN_PREFIX, adminSurface } from './surfaces/admin/index.js';
+import { OPS_PREFIX, opsSurface } from './surfaces/ops/index.js';
+import { PUBLIC_PREFIX, publicSurface } from './surfaces/public/index.js';
+import { SITE_SYNC_PREFIX, siteSyncSurface } from './surfaces/site-sync/index.js';
+import {
+  WIDGET_PREFIX,
+  WIDGET_SHOP_PREFIX,
+  widgetShopSurface,
+  widgetSurface,
+} from './surfaces/widget/index.js';
 import { widgetAssets } from './widget-assets/widget-manifest.js';
 
 export type { AppDeps } from './app-deps.js';
 
-/** Builds the HTTP app (not listening). Every surface is an encapsulated plugin. */
+/**
+ * Builds the HTTP app (not listening). Every surface is an encapsulated plugin, mounted at the
+ * prefix it exports; its own hook authenticates every route that does not say `auth: 'none'`.
+ */
 export async function createApp(
   appDeps: AppDeps,
   options: { logger?: Logger } = {},
@@ -85,8 +90,7 @@ export async function createApp(
             type: 'apiKey',
             in: 'cookie',
             name: SESSION_COOKIE,
-            description:
-              'A signed-in session (POST /api/v1/admin/session); requests that change something also send X-CSRF-Token',
+            description: `A signed-in session (POST ${ADMIN_PREFIX}/session); requests that change something also send X-CSRF-Token`,
           },
         },
       },
@@ -96,16 +100,14 @@ export async function createApp(
   await app.register(securityHeadersPlugin);
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(cookie);
-  await app.register(healthRoutes(deps));
+  await app.register(opsSurface(deps), { prefix: OPS_PREFIX });
   const limits = createRateLimits(deps.config);
   app.addHook('onClose', () => limits.close());
   await limits.ready();
-  await app.register(sessionRoutes(deps, limits), { prefix: '/api/v1/admin/session' });
-  await app.register(adminSurface(deps, limits), { prefix: '/api/v1/admin' });
-  await app.register(integrationSurface(deps, limits), { prefix: '/api/v1/wp' });
-  await app.register(widgetSurface(deps, limits));
-  await app.register(publicKbRoutes(deps));
-  await app.register(widgetAssetRoutes(assets));
-  await app.register(demoRoutes(deps, assets));
+  await app.register(adminSurface(deps, limits), { prefix: ADMIN_PREFIX });
+  await app.register(siteSyncSurface(deps, limits), { prefix: SITE_SYNC_PREFIX });
+  await app.register(widgetSurface(deps, limits), { prefix: WIDGET_PREFIX });
+  await app.register(widgetShopSurface(deps, limits), { prefix: WIDGET_SHOP_PREFIX });
+  await app.register(publicSurface(deps, assets), { prefix: PUBLIC_PREFIX });
   return app;
 }

@@ -1,3 +1,6 @@
+/** Where the public knowledge base lives: `/kb/{workspace}` and `/kb/{workspace}/{article}`. */
+export const KB_PATH = '/kb';
+
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -42,7 +45,7 @@ export function indexPage(
   const items = articles
     .map(
       (article) =>
-        `<li><a href="/kb/${encodeURIComponent(workspaceSlug)}/${encodeURIComponent(article.slug)}">${escapeHtml(article.title)}</a></li>`,
+        `<li><a href="${KB_PATH}/${encodeURIComponent(workspaceSlug)}/${encodeURIComponent(article.slug)}">${escapeHtml(article.title)}</a></li>`,
     )
     .join('\n');
   const list = articles.length > 0 ? `<ul>\n${items}\n</ul>` : '<p>No articles yet.</p>';
@@ -63,7 +66,7 @@ export function articlePage(
     `${title} · ${workspaceName}`,
     [
       '<main>',
-      `<nav><a href="/kb/${encodeURIComponent(workspaceSlug)}">${escapeHtml(workspaceName)} knowledge base</a></nav>`,
+      `<nav><a href="${KB_PATH}/${encodeURIComponent(workspaceSlug)}">${escapeHtml(workspaceName)} knowledge base</a></nav>`,
       '<article>',
       `<h1>${escapeHtml(title)}</h1>`,
       bodyHtml,

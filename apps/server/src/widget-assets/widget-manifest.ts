@@ -2,6 +2,12 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 
+/** The bundle's stable public path (contract "Versioning"); `?v=<hash>` only busts caches. */
+export const WIDGET_BUNDLE_PATH = '/widget/widget.js';
+
+/** Where the widget's locale files are served: `{WIDGET_LOCALES_PATH}/{tag}.json`. */
+export const WIDGET_LOCALES_PATH = '/widget/locales';
+
 const ZHash = z.string().regex(/^[0-9a-f]{8,64}$/);
 const ZFile = z
   .string()

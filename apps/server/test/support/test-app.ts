@@ -56,9 +56,19 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-/** Builds the real app over a fresh cloned database (no listening socket; use `app.inject`), with a non-working queue unless `queue` is given. */
+/**
+ * Builds the real app over a fresh cloned database (no listening socket; use `app.inject`), with
+ * a non-working queue unless `queue` is given. `extraRoutes` adds routes before the app is ready
+ * (tests of how routes are wired).
+ */
 export async function createTestApp(
-  options: { env?: Record<string, string>; logger?: Logger; queue?: JobQueue; now?: () => Date } = {},
+  options: {
+    env?: Record<string, string>;
+    logger?: Logger;
+    queue?: JobQueue;
+    now?: () => Date;
+    extraRoutes?: (app: FastifyInstance) => Promise<void>;
+  } = {},
 ): Promise<TestApp> {
   const config = await createTestConfig(options.env);
   const database = await createTestDatabase();
@@ -69,6 +79,7 @@ export async function createTestApp(
     { config, database, queue, embeddings, expectedMigrations, ...(options.now ? { now: options.now } : {}) },
     options.logger ? { logger: options.logger } : {},
   );
+  await options.extraRoutes?.(app);
   await app.ready();
   return {
     app,

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/queryable.js';
 import { htmlToText } from '../../ingest/html-text.js';
+import { KB_PATH } from '../../kb/pages.js';
 import { renderMarkdown } from '../../kb/render-markdown.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { sha256Hex } from '../../security/hashing.js';
@@ -115,7 +116,7 @@ export function articleText(title: string, bodyMarkdown: string): string {
 
 /** The public address of an article: absolute under PUBLIC_BASE_URL, else the site-relative path. */
 export function articleUrl(publicBaseUrl: string | undefined, workspaceSlug: string, articleSlug: string) {
-  return `${publicBaseUrl ?? ''}/kb/${workspaceSlug}/${articleSlug}`;
+  return `${publicBaseUrl ?? ''}${KB_PATH}/${workspaceSlug}/${articleSlug}`;
 }
 
 /** `<pre>`/`<code>` elements of the renderer's output (raw ones in the markdown are escaped). */

@@ -6,7 +6,7 @@ import { AppError } from '../../errors/app-error.js';
 import { getUser, getWorkspace, updateProfile } from '../../services/accounts/accounts.js';
 import { listAuditLogs } from '../../services/audit.js';
 import { actingUserId } from '../../services/context.js';
-import { adminScope } from './admin-auth.js';
+import { adminCaller, adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity } from './common.schema.js';
 
 const ZMe = z.object({
@@ -46,7 +46,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             workspace: await getWorkspace(scope.db, scope.workspaceId),
             token:
               scope.actor.type === 'token'
-                ? { id: scope.actor.id, abilities: request.adminAuth?.abilities ?? [] }
+                ? { id: scope.actor.id, abilities: adminCaller(request).abilities }
                 : null,
           },
         };

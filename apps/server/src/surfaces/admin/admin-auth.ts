@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
+import { API_TOKEN_MAX_LENGTH, readBearer } from '../../http/bearer.js';
+import { authenticatedCaller } from '../../http/route-auth.js';
 import {
   csrfMatches,
   SESSION_COOKIE,
@@ -28,14 +30,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     adminAuth: AdminAuth | null;
   }
-}
-
-/** Reads `Authorization: Bearer <token>`; anything else is no credential. */
-export function readBearer(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (typeof header !== 'string') return null;
-  const match = /^Bearer[ ]+([^\s]{1,512})\s*$/i.exec(header);
-  return match?.[1] ?? null;
+  interface FastifyContextConfig {
+    /** Admin routes that fetch, parse or embed: they count against the smaller budget too. */
+    expensive?: boolean;
+  }
 }
 
 /**
@@ -51,7 +49,7 @@ export async function authenticateAdmin(
   ability: TAbility,
   now: Date = new Date(),
 ): Promise<AdminAuth> {
-  const plaintext = readBearer(request);
+  const plaintext = readBearer(request.headers.authorization, API_TOKEN_MAX_LENGTH);
   if (!plaintext && request.cookies[SESSION_COOKIE] !== undefined) {
     const { secret, session } = await sessionOfRequest(db, request, now);
     if (!SAFE_METHODS.has(request.method)) requireCsrf(request, secret);
@@ -100,10 +98,13 @@ export function headerOf(request: FastifyRequest, name: string): string | undefi
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The verified caller of an admin route; a 500 (wiring bug) when the admin auth hook did not run. */
+export function adminCaller(request: FastifyRequest): AdminAuth {
+  return authenticatedCaller(request.adminAuth, 'An admin');
+}
+
 /** The tenant scope of an authenticated admin request. */
 export function adminScope(db: Kysely<DB>, request: FastifyRequest): TenantScope {
-  const auth = request.adminAuth;
-  // The auth hook runs before every admin handler; reaching here without it is a wiring bug.
-  if (!auth) throw new AppError('unauthenticated');
+  const auth = adminCaller(request);
   return { db, workspaceId: auth.workspaceId, actor: auth.actor, requestId: request.id };
 }

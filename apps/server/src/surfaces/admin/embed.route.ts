@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { getAgent } from '../../services/agents/agents.js';
-import { widgetAssets } from '../../widget-assets/widget-manifest.js';
+import { WIDGET_BUNDLE_PATH, widgetAssets } from '../../widget-assets/widget-manifest.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 
@@ -45,7 +45,7 @@ export function embedRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const agent = await getAgent(scope, request.params.id);
         const base = deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
         const hash = (await assets.manifest())?.widget.hash;
-        const scriptUrl = `${base}/widget/widget.js${hash ? `?v=${hash}` : ''}`;
+        const scriptUrl = `${base}${WIDGET_BUNDLE_PATH}${hash ? `?v=${hash}` : ''}`;
         const snippet = `<script src="${attribute(scriptUrl)}" data-agent-id="${attribute(agent.id)}" async></script>`;
         return {
           data: {

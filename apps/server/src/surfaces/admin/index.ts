@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import type { RateLimits } from '../../http/rate-limit.js';
+import { skipsAuth } from '../../http/route-auth.js';
 import { accountRoutes } from './account.route.js';
 import { type AdminAuth, authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
@@ -10,19 +11,15 @@ import { kbRoutes } from './kb.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
 import { searchRoutes } from './search.route.js';
+import { sessionRoutes } from './session.route.js';
 import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
 import { twoFactorRoutes } from './two-factor.route.js';
 import { uploadRoutes } from './uploads.route.js';
 import { webhookRoutes } from './webhooks.route.js';
 
-/** Routes that fetch, parse or embed: they count against the smaller admin budget too. */
-const EXPENSIVE_ROUTES = new Set([
-  'POST /api/v1/admin/agents/:id/search',
-  'POST /api/v1/admin/agents/:id/uploads',
-  'POST /api/v1/admin/agents/:id/sources',
-  'POST /api/v1/admin/sources/:id/reindex',
-]);
+/** Where the admin API is mounted; the session cookie is sent to paths under it only. */
+export const ADMIN_PREFIX = '/api/v1/admin';
 
 /** The rate-limit key of a credential: its id, never its secret. */
 function credentialKey(auth: AdminAuth): string {
@@ -30,25 +27,27 @@ function credentialKey(auth: AdminAuth): string {
 }
 
 /**
- * The admin API surface, mounted at `/api/v1/admin`. Every route needs ability `admin`: an API
- * token with it, or the session cookie of an owner or admin of the workspace (plus X-CSRF-Token
- * on requests that change something), each credential within its per-minute budgets
- * (ADMIN_RATE_LIMIT_PER_MINUTE, ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE). Signing in is `session.route.ts`, mounted beside it.
+ * The admin API surface, mounted at {@link ADMIN_PREFIX}. Every route needs ability `admin`: an
+ * API token with it, or the session cookie of an owner or admin of the workspace (plus
+ * X-CSRF-Token on requests that change something), each credential within its per-minute
+ * budgets (ADMIN_RATE_LIMIT_PER_MINUTE, and ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE for routes
+ * with `config.expensive`). The session routes (`/session`) say `auth: 'none'`: signing in is
+ * how a browser gets credentials, and they read the cookie themselves.
  */
-export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | 'adminExpensive'>) {
+export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | 'adminExpensive' | 'login'>) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('adminAuth', null);
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
     app.addHook('onRequest', async (request) => {
+      if (skipsAuth(request)) return;
       const auth = await authenticateAdmin(deps.database.db, request, 'admin', deps.now?.());
       // Counted only once the credential is verified: a stranger cannot spend its budget.
       const key = credentialKey(auth);
       await limits.admin.consume(key);
-      if (EXPENSIVE_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) {
-        await limits.adminExpensive.consume(key);
-      }
+      if (request.routeOptions.config.expensive) await limits.adminExpensive.consume(key);
       request.adminAuth = auth;
     });
+    await app.register(sessionRoutes(deps, limits, { cookiePath: ADMIN_PREFIX }), { prefix: '/session' });
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));

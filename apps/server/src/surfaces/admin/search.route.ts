@@ -13,6 +13,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/search',
       {
+        config: { expensive: true },
         schema: {
           tags,
           summary: "Search an agent's indexed knowledge",

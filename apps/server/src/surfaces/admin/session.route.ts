@@ -16,22 +16,29 @@ import {
 import { headerOf, requireCsrf, sessionOfRequest } from './admin-auth.js';
 
 const tags = ['admin: session'];
-/** Where the cookie is sent: the admin API only, never the widget or public pages. */
-const COOKIE_PATH = '/api/v1/admin';
 const sessionSecurity: Array<Record<string, string[]>> = [{ sessionCookie: [] }];
 
 /**
- * `/api/v1/admin/session`: sign in with email and password (a session cookie plus the CSRF
- * token to send back), read the session, sign out. Mounted beside the admin surface, outside
- * its token check: signing in is how a browser gets credentials.
+ * `/session` of the admin surface: sign in with email and password (a session cookie plus the
+ * CSRF token to send back), read the session, sign out. Every route says `auth: 'none'`: the
+ * surface's token-or-session check does not apply (signing in is how a browser gets
+ * credentials; reading and ending a session check its cookie here). The cookie is sent to paths
+ * under `cookiePath` only (the admin API, never the widget or public pages).
  */
-export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginAsyncZod {
+export function sessionRoutes(
+  deps: AppDeps,
+  limits: Pick<RateLimits, 'login'>,
+  options: { cookiePath: string },
+): FastifyPluginAsyncZod {
   const now = deps.now ?? (() => new Date());
   const keys = configKeyring(deps.config);
+  const cookieOptions = (request: FastifyRequest): Parameters<FastifyReply['setCookie']>[2] =>
+    sessionCookieOptions(request, options.cookiePath);
   return async (app) => {
     app.post(
       '/',
       {
+        config: { auth: 'none' },
         schema: {
           tags,
           summary: 'Sign in: sets an HttpOnly session cookie and answers the CSRF token',
@@ -71,6 +78,7 @@ export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginA
     app.get(
       '/',
       {
+        config: { auth: 'none' },
         schema: {
           tags,
           summary: 'The signed-in session: user, workspace, CSRF token and when it ends',
@@ -89,6 +97,7 @@ export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginA
     app.delete(
       '/',
       {
+        config: { auth: 'none' },
         schema: {
           tags,
           summary: 'Sign out: ends the session and clears its cookie (needs X-CSRF-Token)',
@@ -112,8 +121,11 @@ export function sessionRoutes(deps: AppDeps, limits: RateLimits): FastifyPluginA
 }
 
 /** HttpOnly, SameSite=Strict, admin paths only, Secure whenever the request came over HTTPS. */
-function cookieOptions(request: FastifyRequest): Parameters<FastifyReply['setCookie']>[2] {
-  return { httpOnly: true, sameSite: 'strict', path: COOKIE_PATH, secure: request.protocol === 'https' };
+function sessionCookieOptions(
+  request: FastifyRequest,
+  path: string,
+): Parameters<FastifyReply['setCookie']>[2] {
+  return { httpOnly: true, sameSite: 'strict', path, secure: request.protocol === 'https' };
 }
 
 /**

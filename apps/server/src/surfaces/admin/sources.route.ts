@@ -70,6 +70,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/sources',
       {
+        config: { expensive: true },
         schema: {
           tags,
           summary: 'Add a text, url, crawl, sitemap or sql source to an agent',
@@ -116,6 +117,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/sources/:id/reindex',
       {
+        config: { expensive: true },
         schema: {
           tags,
           summary: 'Re-fetch and re-index what changed',

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { findDemoAgent } from '../../services/ops/demo-seed.js';
-import type { WidgetAssets } from '../../widget-assets/widget-manifest.js';
+import { WIDGET_BUNDLE_PATH, type WidgetAssets } from '../../widget-assets/widget-manifest.js';
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -49,7 +49,7 @@ export function demoRoutes(deps: AppDeps, assets: WidgetAssets): FastifyPluginAs
             );
         }
         const hash = (await assets.manifest())?.widget.hash;
-        const src = `/widget/widget.js${hash ? `?v=${hash}` : ''}`;
+        const src = `${WIDGET_BUNDLE_PATH}${hash ? `?v=${hash}` : ''}`;
         return reply.send(
           page(
             `<p>This page embeds the <strong>demo assistant</strong> of a made-up coffee roaster, the way a customer site would.

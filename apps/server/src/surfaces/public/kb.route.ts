@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { toAppError } from '../../http/error-handler.js';
-import { articlePage, indexPage, notFoundPage } from '../../kb/pages.js';
+import { articlePage, indexPage, KB_PATH, notFoundPage } from '../../kb/pages.js';
 import { renderMarkdown } from '../../kb/render-markdown.js';
 import { findPublishedKbArticle, listPublishedKbArticles } from '../../services/knowledge/kb-articles.js';
 
@@ -30,7 +30,7 @@ export function publicKbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       return sendHtml(reply, 404, notFoundPage());
     });
     app.get(
-      '/kb/:workspaceSlug',
+      `${KB_PATH}/:workspaceSlug`,
       {
         schema: {
           tags,
@@ -52,7 +52,7 @@ export function publicKbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     );
 
     app.get(
-      '/kb/:workspaceSlug/:articleSlug',
+      `${KB_PATH}/:workspaceSlug/:articleSlug`,
       {
         schema: {
           tags,

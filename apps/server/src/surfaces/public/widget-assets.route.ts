@@ -3,7 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
-import type { WidgetAsset, WidgetAssets } from '../../widget-assets/widget-manifest.js';
+import {
+  WIDGET_BUNDLE_PATH,
+  WIDGET_LOCALES_PATH,
+  type WidgetAsset,
+  type WidgetAssets,
+} from '../../widget-assets/widget-manifest.js';
 
 const tags = ['public: widget'];
 
@@ -43,7 +48,7 @@ function sendAsset(
 export function widgetAssetRoutes(assets: WidgetAssets): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
-      '/widget/widget.js',
+      WIDGET_BUNDLE_PATH,
       {
         schema: {
           tags,
@@ -72,7 +77,7 @@ export function widgetAssetRoutes(assets: WidgetAssets): FastifyPluginAsyncZod {
     );
 
     app.get(
-      '/widget/locales/:file',
+      `${WIDGET_LOCALES_PATH}/:file`,
       {
         schema: {
           tags,

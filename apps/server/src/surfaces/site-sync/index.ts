@@ -2,14 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import type { RateLimits } from '../../http/rate-limit.js';
 import { recordTokenUse } from '../../services/accounts/api-tokens.js';
-import { authenticateIntegration, verifyAndParseBody } from './site-sync-auth.js';
+import { authenticateIntegration, integrationCaller, verifyAndParseBody } from './site-sync-auth.js';
 import { syncRoutes } from './sync.route.js';
 
+/** Where the site-integration API is mounted (contract section A). */
+export const SITE_SYNC_PREFIX = '/api/v1/wp';
+
 /**
- * The site-integration surface, `/api/v1/wp/*` (contract section A): bearer token with
- * `wp:integration`, throttled per token, mutating routes signed over the raw body.
+ * The site-integration surface, mounted at {@link SITE_SYNC_PREFIX}: bearer token with
+ * `wp:integration`, throttled per token, mutating routes signed over the raw body. No route
+ * skips authentication.
  */
-export function integrationSurface(deps: AppDeps, limits: RateLimits) {
+export function siteSyncSurface(deps: AppDeps, limits: RateLimits) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('integrationAuth', null);
     app.decorateRequest('rawBody', null);
@@ -35,7 +39,7 @@ export function integrationSurface(deps: AppDeps, limits: RateLimits) {
     app.addHook('preValidation', async (request) => {
       verifyAndParseBody(request, nowSeconds);
       // Only a request that passed every check counts as a use of its token.
-      if (request.integrationAuth) await recordTokenUse(deps.database.db, request.integrationAuth.token);
+      await recordTokenUse(deps.database.db, integrationCaller(request).token);
     });
     await app.register(syncRoutes(deps));
   };

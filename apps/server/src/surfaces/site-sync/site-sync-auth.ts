@@ -4,10 +4,11 @@ import type { Kysely } from 'kysely';
 import secureJson from 'secure-json-parse';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
+import { API_TOKEN_MAX_LENGTH, readBearer } from '../../http/bearer.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
+import { authenticatedCaller } from '../../http/route-auth.js';
 import { type AuthenticatedToken, authenticateApiToken } from '../../services/accounts/api-tokens.js';
 import type { IntegrationCaller } from '../../services/knowledge/site-sync.js';
-import { readBearer } from '../admin/admin-auth.js';
 
 /** The verified caller of a site-integration request; `key` signs its mutating requests. */
 export type IntegrationAuth = IntegrationCaller & { key: string; token: AuthenticatedToken };
@@ -32,7 +33,7 @@ export async function authenticateIntegration(
   limiter: RateLimiter,
   request: FastifyRequest,
 ): Promise<IntegrationAuth> {
-  const plaintext = readBearer(request);
+  const plaintext = readBearer(request.headers.authorization, API_TOKEN_MAX_LENGTH);
   const token = plaintext ? await authenticateApiToken(db, plaintext) : null;
   if (!plaintext || !token) throw new AppError('unauthenticated');
   if (!token.abilities.includes('wp:integration')) throw new AppError('forbidden');
@@ -47,8 +48,7 @@ export async function authenticateIntegration(
  * is the JSON parsed (prototype poisoning refused), so a forged request learns nothing more.
  */
 export function verifyAndParseBody(request: FastifyRequest, now?: () => number): void {
-  const auth = request.integrationAuth;
-  if (!auth) throw new AppError('unauthenticated');
+  const auth = integrationCaller(request);
   const raw = request.rawBody ?? Buffer.alloc(0);
   if (request.routeOptions.config.signed) {
     const header = request.headers[SIGNATURE_HEADER];
@@ -70,4 +70,9 @@ export function verifyAndParseBody(request: FastifyRequest, now?: () => number):
   } catch {
     throw new AppError('malformed_json');
   }
+}
+
+/** The verified caller of a site-integration route; a 500 (wiring bug) when the auth hook did not run. */
+export function integrationCaller(request: FastifyRequest): IntegrationAuth {
+  return authenticatedCaller(request.integrationAuth, 'A site-integration');
 }

@@ -15,7 +15,6 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app-deps.js';
-import { AppError } from '../../errors/app-error.js';
 import {
   changePost,
   changeProduct,
@@ -25,6 +24,7 @@ import {
   syncPosts,
   syncProducts,
 } from '../../services/knowledge/site-sync.js';
+import { integrationCaller } from './site-sync-auth.js';
 
 const tags = ['site integration'];
 const security = [{ bearerAuth: [] }];
@@ -42,11 +42,11 @@ const signed = { config: { signed: true } };
 
 /** The handshake and the signed posts/products/coupons sync routes. */
 export function syncRoutes(deps: AppDeps): FastifyPluginAsyncZod {
-  const syncDeps = (request: FastifyRequest): SyncDeps => {
-    const caller = request.integrationAuth;
-    if (!caller) throw new AppError('unauthenticated');
-    return { db: deps.database.db, queue: deps.queue, caller };
-  };
+  const syncDeps = (request: FastifyRequest): SyncDeps => ({
+    db: deps.database.db,
+    queue: deps.queue,
+    caller: integrationCaller(request),
+  });
 
   return async (app) => {
     app.post(

@@ -34,7 +34,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
   const db = deps.database.db;
   return async (app) => {
     app.post(
-      '/v1/widget/leads',
+      '/leads',
       {
         config: { widgetLimit: 'leads' },
         schema: {
@@ -66,7 +66,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
     );
 
     app.post(
-      '/v1/widget/request-human',
+      '/request-human',
       {
         config: { widgetLimit: 'session' },
         schema: {
@@ -87,7 +87,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
     );
 
     app.post(
-      '/v1/widget/events',
+      '/events',
       {
         config: { widgetLimit: 'events' },
         schema: {
@@ -104,7 +104,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
     );
 
     app.post(
-      '/v1/widget/typing',
+      '/typing',
       {
         config: { widgetLimit: 'typing' },
         schema: {
@@ -121,7 +121,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
     );
 
     app.post(
-      '/v1/widget/satisfaction',
+      '/satisfaction',
       {
         config: { widgetLimit: 'satisfaction' },
         schema: {
@@ -143,7 +143,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
     );
 
     app.post(
-      '/v1/widget/conversation/clear',
+      '/conversation/clear',
       {
         config: { widgetLimit: 'session' },
         schema: {
@@ -158,7 +158,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
     );
 
     app.get(
-      '/v1/widget/conversation/messages',
+      '/conversation/messages',
       {
         config: { widgetLimit: 'poll' },
         schema: {
@@ -190,7 +190,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
     );
 
     app.delete(
-      '/v1/widget/me',
+      '/me',
       {
         config: { widgetLimit: 'session' },
         schema: {

@@ -14,7 +14,7 @@ import { widgetCaller } from './widget-auth.js';
 export function couponRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
-      '/api/v1/widget/coupon/apply',
+      '/coupon/apply',
       {
         config: { widgetLimit: 'couponToken' },
         schema: {

@@ -12,8 +12,11 @@ import { requestOrigin } from './widget-auth.js';
 export function initRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
-      '/v1/widget/init',
+      '/init',
       {
+        // No token yet: init is how a visitor gets one. The Origin policy and the per-IP limit
+        // below are its checks.
+        config: { auth: 'none' },
         schema: {
           tags: widgetTags,
           summary: 'Start or resume a visitor session',

@@ -35,7 +35,7 @@ export function errorFrame(error: unknown): TStreamFrame {
 export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
-      '/v1/widget/messages',
+      '/messages',
       {
         config: { widgetLimit: 'messages' },
         schema: {
@@ -63,7 +63,7 @@ export function messageRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
     );
 
     app.post(
-      '/v1/widget/messages/stream',
+      '/messages/stream',
       {
         config: { widgetLimit: 'messages' },
         schema: {

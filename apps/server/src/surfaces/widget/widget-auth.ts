@@ -2,7 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
+import { readBearer } from '../../http/bearer.js';
 import type { RateLimits, WidgetLimitName } from '../../http/rate-limit.js';
+import { authenticatedCaller } from '../../http/route-auth.js';
 import { verifyWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
 import {
   agentAllowsOrigin,
@@ -12,7 +14,7 @@ import {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The verified caller of a widget route (null on init and preflights). */
+    /** The verified caller of a widget route (null on routes with `auth: 'none'`: init, preflights). */
     widgetCaller: WidgetCaller | null;
     /** Set once the request's Origin passed the agent's policy: only then is CORS granted. */
     widgetOriginAllowed: boolean;
@@ -30,15 +32,6 @@ declare module 'fastify' {
  * fields (at most 1024 + 1024 + 200 characters; about 1 KB for a typical page).
  */
 const MAX_WIDGET_TOKEN = 12_288;
-
-/** The widget token of an `Authorization: Bearer` header, or null. */
-function readWidgetBearer(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (typeof header !== 'string' || header.length > MAX_WIDGET_TOKEN + 32) return null;
-  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-  const token = match?.[1];
-  return token && token.length <= MAX_WIDGET_TOKEN ? token : null;
-}
 
 /** The request's Origin header, if it sent exactly one. */
 export function requestOrigin(request: FastifyRequest): string | undefined {
@@ -61,7 +54,7 @@ export async function authenticateWidget(options: {
   now: Date;
 }): Promise<WidgetCaller> {
   const { request } = options;
-  const token = readWidgetBearer(request);
+  const token = readBearer(request.headers.authorization, MAX_WIDGET_TOKEN);
   const claims = token ? await verifyWidgetToken(options.key, token, options.now) : null;
   const origin = requestOrigin(request);
   const caller = claims ? await resolveWidgetCaller(options.db, claims, options.now, { origin }) : null;
@@ -73,10 +66,9 @@ export async function authenticateWidget(options: {
   return caller;
 }
 
-/** The widget caller of a request whose auth hook ran (a wiring bug otherwise). */
+/** The widget caller of a request whose auth hook ran; a 500 (wiring bug) otherwise. */
 export function widgetCaller(request: FastifyRequest): WidgetCaller {
-  if (!request.widgetCaller) throw new AppError('unauthenticated');
-  return request.widgetCaller;
+  return authenticatedCaller(request.widgetCaller, 'A widget');
 }
 
 /** Headers every widget answer to an allowed origin carries (also used before an SSE hijack). */
