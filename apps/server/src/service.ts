@@ -12,6 +12,7 @@ import { embeddingProviderFor } from './embeddings/index.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
+import { POSTGRES_JOB_LEASE } from './queue/job-lease.js';
 import { type JobDefinition, JobQueue, type JobServices } from './queue/job-queue.js';
 import { hasNoUsers } from './services/accounts/bootstrap.js';
 import { seedDemo } from './services/ops/demo-seed.js';
@@ -76,6 +77,16 @@ export async function startService(
     });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
     if (options.worker ?? true) {
+      if (database.mode === 'embedded') {
+        // This process holds the DATA_DIR lock: a job still `active` was running in a process
+        // that stopped (a crash, kill -9, power loss). Retry it now rather than at its expiry.
+        const interrupted = await queue.retryInterrupted();
+        if (interrupted.length > 0)
+          log.warn(
+            { jobs: interrupted.map(({ name, id, retried }) => ({ name, id, retried })) },
+            'retried jobs interrupted by the last stop',
+          );
+      }
       await queue.work();
       // A provider change (or a run that gave up) leaves chunks without vectors: catch up.
       const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
@@ -164,6 +175,9 @@ export async function prepareStore(
       log,
       definitions,
       services,
+      // Several processes may share a PostgreSQL queue: a running job holds a renewed lease, so
+      // one whose process died is retried within a bounded time (docs/operations.md).
+      ...(database.mode === 'postgres' ? { lease: POSTGRES_JOB_LEASE } : {}),
     });
     return { migrations, queue };
   });

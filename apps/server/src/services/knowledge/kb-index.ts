@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import { htmlToText } from '../../ingest/html-text.js';
 import { renderMarkdown } from '../../kb/render-markdown.js';
@@ -45,9 +46,11 @@ export async function syncArticleForAgents(
       .where('source_id', 'in', kbSourceIds(trx, workspaceId))
       .returning('source_id')
       .execute();
+    // With the provider's key: a source whose other articles still wait for vectors stays `indexing`.
     await settleSources(
       trx,
       removed.map((row) => row.source_id),
+      { embeddingsKey: queue?.embeddings?.key ?? null },
     );
     return { queued: 0, removed: removed.length };
   }
@@ -92,14 +95,11 @@ export async function syncKbForAgent(
   }
   if (sourceId === undefined) return { queued, removed: 0 };
   let stale = trx.deleteFrom('documents').where('source_id', '=', sourceId);
-  if (articles.length > 0)
-    stale = stale.where(
-      'external_id',
-      'not in',
-      articles.map((a) => a.id),
-    );
+  // One array parameter, however many articles (a list of ids would bind one parameter each).
+  const kept = articles.map((a) => a.id);
+  if (articles.length > 0) stale = stale.where(sql<boolean>`external_id <> all(${kept}::text[])`);
   const removed = await stale.returning('id').execute();
-  await settleSources(trx, [sourceId]);
+  await settleSources(trx, [sourceId], { embeddingsKey: queue?.embeddings?.key ?? null });
   return { queued, removed: removed.length };
 }
 
