@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
+import { SOURCE_CREATE_BODY_LIMIT } from '../../http/body-limits.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import {
   createSource,
@@ -76,6 +77,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/sources',
       {
+        bodyLimit: SOURCE_CREATE_BODY_LIMIT,
         schema: {
           tags,
           summary: 'Add a text, url, crawl, sitemap or sql source to an agent',
