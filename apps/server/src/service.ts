@@ -87,18 +87,6 @@ export async function startService(
             'retried jobs interrupted by the last stop',
           );
       }
-      await queue.work();
-      // A provider change (or a run that gave up) leaves chunks without vectors: catch up.
-      const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
-      if (agents > 0)
-        log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
-      const maintenance = scheduleStoreMaintenance({
-        mode: database.mode,
-        queue,
-        intervalMinutes: config.storeMaintenanceIntervalMinutes,
-        log,
-      });
-      cleanups.push(async () => maintenance.stop());
     }
 
     let app: FastifyInstance | null = null;
@@ -135,6 +123,23 @@ export async function startService(
         'No users yet. Create the first admin with: npm run cli -- bootstrap --email you@example.com ' +
           '--password <password> --workspace "My workspace"',
       );
+    }
+
+    // The worker starts last, once HTTP answers: jobs waiting at start (those just retried
+    // included) must not hold the store while the app and the control socket are being set up.
+    if (options.worker ?? true) {
+      // A provider change (or a run that gave up) leaves chunks without vectors: catch up.
+      const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
+      if (agents > 0)
+        log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
+      await queue.work();
+      const maintenance = scheduleStoreMaintenance({
+        mode: database.mode,
+        queue,
+        intervalMinutes: config.storeMaintenanceIntervalMinutes,
+        log,
+      });
+      cleanups.push(async () => maintenance.stop());
     }
 
     let stopping: Promise<void> | null = null;
