@@ -13,6 +13,7 @@ import { embeddingProviderFor } from './embeddings/index.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
+import { POSTGRES_JOB_LEASE } from './queue/job-lease.js';
 import { type JobDefinition, JobQueue } from './queue/job-queue.js';
 import { hasNoUsers } from './services/accounts/bootstrap.js';
 import { seedDemo } from './services/ops/demo-seed.js';
@@ -72,24 +73,16 @@ export async function startService(
     const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, { embeddings });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
     if (options.worker ?? true) {
-      await queue.work({
-        safeUrlAllow: config.safeUrlAllow,
-        embeddings,
-        appKey: config.appKey,
-        appKeyPrevious: config.appKeyPrevious,
-        crawlDelayMs: config.crawlDelayMs,
-      });
-      // A provider change (or a run that gave up) leaves chunks without vectors: catch up.
-      const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
-      if (agents > 0)
-        log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
-      const maintenance = scheduleStoreMaintenance({
-        mode: database.mode,
-        queue,
-        intervalMinutes: config.storeMaintenanceIntervalMinutes,
-        log,
-      });
-      cleanups.push(async () => maintenance.stop());
+      if (database.mode === 'embedded') {
+        // This process holds the DATA_DIR lock: a job still `active` was running in a process
+        // that stopped (a crash, kill -9, power loss). Retry it now rather than at its expiry.
+        const interrupted = await queue.retryInterrupted();
+        if (interrupted.length > 0)
+          log.warn(
+            { jobs: interrupted.map(({ name, id, retried }) => ({ name, id, retried })) },
+            'retried jobs interrupted by the last stop',
+          );
+      }
     }
 
     let app: FastifyInstance | null = null;
@@ -128,6 +121,29 @@ export async function startService(
       );
     }
 
+    // The worker starts last, once HTTP answers: jobs waiting at start (those just retried
+    // included) must not hold the store while the app and the control socket are being set up.
+    if (options.worker ?? true) {
+      // A provider change (or a run that gave up) leaves chunks without vectors: catch up.
+      const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
+      if (agents > 0)
+        log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
+      await queue.work({
+        safeUrlAllow: config.safeUrlAllow,
+        embeddings,
+        appKey: config.appKey,
+        appKeyPrevious: config.appKeyPrevious,
+        crawlDelayMs: config.crawlDelayMs,
+      });
+      const maintenance = scheduleStoreMaintenance({
+        mode: database.mode,
+        queue,
+        intervalMinutes: config.storeMaintenanceIntervalMinutes,
+        log,
+      });
+      cleanups.push(async () => maintenance.stop());
+    }
+
     let stopping: Promise<void> | null = null;
     return {
       url,
@@ -160,7 +176,15 @@ export async function prepareStore(
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
     await ensureOptionalSchema(database.db, database.features, options.embeddings?.dimensions ?? null);
-    const queue = await JobQueue.start({ pool: database.pool, db: database.db, log, definitions });
+    const queue = await JobQueue.start({
+      pool: database.pool,
+      db: database.db,
+      log,
+      definitions,
+      // Several processes may share a PostgreSQL queue: a running job holds a renewed lease, so
+      // one whose process died is retried within a bounded time (docs/operations.md).
+      ...(database.mode === 'postgres' ? { lease: POSTGRES_JOB_LEASE } : {}),
+    });
     return { migrations, queue };
   });
 }

@@ -11,10 +11,13 @@ export const ZKbSlug = zText()
     'Must be lower-case letters, digits and dashes, such as getting-started.',
   );
 
+/** Longest `body_markdown` of a knowledge-base article, in characters. */
+export const KB_ARTICLE_BODY_MAX_CHARS = 500_000;
+
 const kbWritable = {
   title: zText().trim().min(1).max(300),
   slug: ZKbSlug,
-  body_markdown: zText().max(500_000),
+  body_markdown: zText().max(KB_ARTICLE_BODY_MAX_CHARS),
   is_published: z.boolean(),
 };
 

@@ -60,11 +60,14 @@ export const ZSourceUpdate = z.strictObject({
 });
 export type TSourceUpdate = z.infer<typeof ZSourceUpdate>;
 
+/** Longest pasted text of a `text` source, in characters (UTF-16 code units, as JSON counts them). */
+export const TEXT_SOURCE_MAX_CHARS = 2_000_000;
+
 /** Source types an admin creates (site plugin sources are created by their syncs only). */
 export const ZSourceCreateText = z.strictObject({
   type: z.literal('text'),
   name: zText().trim().max(200).optional(),
-  text: zText().min(1).max(2_000_000).describe('Pasted text, indexed as one document'),
+  text: zText().min(1).max(TEXT_SOURCE_MAX_CHARS).describe('Pasted text, indexed as one document'),
 });
 
 /** A single web page, fetched through the crawl-safety guard. */

@@ -141,6 +141,8 @@ export type DocumentsTable = {
   index_status: Generated<'pending' | 'indexed' | 'failed'>;
   indexed_hash: string | null;
   indexed_at: Date | null;
+  /** Why its index job gave up, when known (null otherwise, and while not `failed`). */
+  index_error: string | null;
   /** The last full sync run that listed it (site and products sources), and when. */
   full_sync_run_id: string | null;
   full_sync_listed_at: Date | null;

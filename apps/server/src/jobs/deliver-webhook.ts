@@ -103,6 +103,16 @@ export const deliverWebhookJob = defineJob({
     // Throwing hands the retry to the queue (with backoff); after the last attempt there is none.
     if (!isLast) throw new Error(`webhook delivery ${deliveryId} failed: ${failure.error}`);
   },
+  async giveUp({ deliveryId }, { db }, reason) {
+    // The last attempt ran out of time or was interrupted: the delivery would stay `pending`.
+    const failed = await db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: `the delivery ${reason}`, updated_at: new Date() })
+      .where('id', '=', deliveryId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(failed.numUpdatedRows) > 0;
+  },
 });
 
 /** Records a failed attempt; `isFinal` marks the delivery `failed` (no retry follows). */

@@ -15,7 +15,8 @@ const ANALYZE_AFTER = 1000;
  * the store), then drops vectors no chunk uses any more and vectors of other providers. Keyed
  * per agent: however many documents are indexed at once, one run catches up with all of them.
  * At the end it settles the agent's `indexing` sources (their vectors are now written); when its
- * last attempt fails, they are settled without vectors and their `error` says so.
+ * last attempt fails (or the run fails for good otherwise: out of time, interrupted), they are
+ * settled without vectors and their `error` says so.
  */
 export const embedChunksJob = defineJob({
   ...embedChunksSpec,
@@ -31,6 +32,13 @@ export const embedChunksJob = defineJob({
       throw error;
     }
     await settleSources(db, await indexingSourcesOf(db, agentId), { embeddingsKey: embeddings.key });
+  },
+  async giveUp({ agentId }, { db, embeddings }) {
+    // Sources waiting for these vectors would otherwise stay `indexing`; they settle as usable
+    // (full-text search) with the note in `error`, never as plainly `indexed`.
+    if (!embeddings) return false;
+    const settled = await settleSources(db, await indexingSourcesOf(db, agentId), { embeddingsFailed: true });
+    return settled > 0;
   },
 });
 

@@ -55,4 +55,14 @@ export const pushLeadJob = defineJob({
     context.log.info({ leadId, attempt: context.attempt, error: pushError, retry }, 'lead not pushed');
     if (retry) throw new Error(`lead ${leadId} not pushed: ${pushError}`);
   },
+  async giveUp({ leadId }, { db }, reason) {
+    // A push that ran out of time or was interrupted on its last attempt says so in push_error.
+    const noted = await db
+      .updateTable('leads')
+      .set({ push_error: `the push ${reason}`, updated_at: new Date() })
+      .where('id', '=', leadId)
+      .where('pushed_at', 'is', null)
+      .executeTakeFirst();
+    return Number(noted.numUpdatedRows) > 0;
+  },
 });

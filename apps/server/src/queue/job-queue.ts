@@ -6,6 +6,14 @@ import type { z } from 'zod';
 import type { Queryable } from '../db/queryable.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import {
+  deadLetterQueueOf,
+  failureClause,
+  hasLiveJob,
+  type InterruptedJob,
+  retryInterruptedJobs,
+} from './job-failures.js';
+import { holdLease, type JobLease } from './job-lease.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -70,6 +78,14 @@ export type JobSpec<T> = {
  */
 export type JobDefinition<T, C extends Partial<JobContext> = JobContext> = JobSpec<T> & {
   handle(payload: T, context: C): Promise<void>;
+  /**
+   * Settles what the job was about once it failed for good, whichever way: its last attempt
+   * threw, pg-boss's expiry sweep failed it, or it was interrupted on its last attempt (then the
+   * handler never saw it end). `reason` is a clause such as "ran out of time". Not called while
+   * a job with the same payload still waits or runs. Idempotent; returns whether it changed
+   * anything, and is then logged at error level.
+   */
+  giveUp?(payload: T, context: C, reason: string): Promise<boolean>;
 };
 
 /** Declares a job's spec; a typed identity so senders' payloads and the handler agree. */
@@ -96,6 +112,7 @@ export class JobQueue {
     private readonly db: Kysely<DB>,
     private readonly log: Logger,
     private readonly definitions: ReadonlyMap<string, JobDefinition<unknown>>,
+    private readonly lease: JobLease | undefined,
   ) {}
 
   /** Starts pg-boss on `pool` (creating its schema on first use) and declares every queue. */
@@ -105,12 +122,19 @@ export class JobQueue {
     log: Logger;
     definitions: readonly JobDefinition<unknown>[];
     maintenance?: boolean;
+    /**
+     * Where several processes share the queue (PostgreSQL): running jobs hold a short lease
+     * that their worker renews, and the expiry sweep runs this often. Without it a job stays
+     * `active` until its queue's expiry (the longest a run may take).
+     */
+    lease?: JobLease;
   }): Promise<JobQueue> {
     const pool = options.pool;
     const boss = new PgBoss({
       db: { executeSql: (text: string, values: unknown[] = []) => pool.query(text, values) },
       schema: QUEUE_SCHEMA,
       supervise: options.maintenance ?? true,
+      ...(options.lease ? { maintenanceIntervalSeconds: options.lease.sweepSeconds } : {}),
       schedule: false,
     });
     boss.on('error', (error: Error) => options.log.error({ err: error }, 'job queue error'));
@@ -119,18 +143,41 @@ export class JobQueue {
     for (const definition of options.definitions) {
       if (byName.has(definition.name)) throw new Error(`job ${definition.name} is defined twice`);
       byName.set(definition.name, definition);
+      // A job with something to settle when it fails for good gets a dead-letter queue, created
+      // first (the job queue refers to it).
+      const deadLetter = definition.giveUp ? deadLetterQueueOf(definition.name) : undefined;
+      if (deadLetter) {
+        const deadOptions = { name: deadLetter, retryLimit: 5, retryDelay: 10, retryBackoff: true };
+        await boss.createQueue(deadLetter, deadOptions);
+        await boss.updateQueue(deadLetter, deadOptions);
+      }
       const queueOptions = {
         name: definition.name,
         policy: definition.policy ?? 'standard',
         retryLimit: definition.retryLimit ?? 5,
         retryDelay: definition.retryDelaySeconds ?? 10,
         retryBackoff: definition.retryBackoff ?? true,
-        expireInSeconds: definition.expireInSeconds ?? 15 * 60,
+        expireInSeconds: expiryOf(definition),
+        ...(deadLetter ? { deadLetter } : {}),
       };
       await boss.createQueue(definition.name, queueOptions);
       await boss.updateQueue(definition.name, queueOptions);
     }
-    return new JobQueue(boss, options.db, options.log, byName);
+    return new JobQueue(boss, options.db, options.log, byName, options.lease);
+  }
+
+  /**
+   * Fails every job left `active` by a process that stopped (the attempt counts; a last attempt
+   * is given up) and makes the retried ones due at once. Only where this process alone owns the
+   * queue (the embedded store, whose DATA_DIR lock it holds), before `work()`: elsewhere an
+   * `active` job may be running in another process, and only its lease expiry tells.
+   */
+  async retryInterrupted(): Promise<InterruptedJob[]> {
+    if (this.working) throw new Error('retryInterrupted() must run before work()');
+    const names = [...this.definitions.values()].flatMap((definition) =>
+      definition.giveUp ? [definition.name, deadLetterQueueOf(definition.name)] : [definition.name],
+    );
+    return retryInterruptedJobs(this.boss, this.db, names);
   }
 
   /**
@@ -193,29 +240,97 @@ export class JobQueue {
           includeMetadata: true,
         },
         async (jobs) => {
-          for (const job of jobs) {
-            const log = this.log.child({ job: definition.name, jobId: job.id });
-            const payload = definition.payload.safeParse(job.data);
-            if (!payload.success) {
-              // A payload that cannot parse will never succeed: log it and let the job complete
-              // instead of burning retries on it. The rest of the batch still runs, and the
-              // worker is still woken for the next fetch below.
-              log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
-              continue;
-            }
-            await definition.handle(payload.data, {
-              db: this.db,
-              log,
-              jobId: job.id,
-              attempt: job.retryCount + 1,
-              ...services,
-              queue: this,
-            });
+          const lease = await this.leaseJobs(definition, jobs);
+          try {
+            await this.runJobs(definition, jobs, services);
+          } finally {
+            lease?.stop();
           }
           if (jobs.length > 0 && workerId !== null) this.boss.notifyWorker(workerId);
         },
       );
+      if (definition.giveUp)
+        await this.workDeadLetters(definition, services, options.pollingIntervalSeconds ?? 2);
     }
+  }
+
+  /** Runs a fetched batch, one job after the other. */
+  private async runJobs(
+    definition: JobDefinition<unknown>,
+    jobs: PgBoss.JobWithMetadata<unknown>[],
+    services: JobServices,
+  ): Promise<void> {
+    for (const job of jobs) {
+      const log = this.log.child({ job: definition.name, jobId: job.id });
+      const payload = definition.payload.safeParse(job.data);
+      if (!payload.success) {
+        // A payload that cannot parse will never succeed: log it and let the job complete
+        // instead of burning retries on it. The rest of the batch still runs, and the
+        // worker is still woken for the next fetch below.
+        log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
+        continue;
+      }
+      await definition.handle(payload.data, {
+        db: this.db,
+        log,
+        jobId: job.id,
+        attempt: job.retryCount + 1,
+        ...services,
+        queue: this,
+      });
+    }
+  }
+  /** Holds the lease of a fetched batch while it runs (only where the queue is shared). */
+  private async leaseJobs(definition: JobDefinition<unknown>, jobs: PgBoss.JobWithMetadata<unknown>[]) {
+    if (!this.lease || jobs.length === 0) return null;
+    const job = { name: definition.name, ids: jobs.map((one) => one.id), maxSeconds: expiryOf(definition) };
+    return holdLease(this.db, this.log, job, this.lease);
+  }
+
+  /**
+   * Works a job's dead-letter queue: each entry is a job that failed for good; its definition's
+   * `giveUp` settles what it was about (a source's status and error, a delivery), unless a job
+   * with the same payload still waits or runs.
+   */
+  private async workDeadLetters(
+    definition: JobDefinition<unknown>,
+    services: JobServices,
+    pollingIntervalSeconds: number,
+  ) {
+    const giveUp = definition.giveUp;
+    if (!giveUp) return;
+    const name = deadLetterQueueOf(definition.name);
+    await this.boss.work(
+      name,
+      { batchSize: 1, pollingIntervalSeconds, includeMetadata: true },
+      async (jobs) => {
+        for (const job of jobs) {
+          const log = this.log.child({ job: name, jobId: job.id });
+          const payload = definition.payload.safeParse(job.data);
+          if (!payload.success) {
+            log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
+            continue;
+          }
+          if (await hasLiveJob(this.db, definition.name, job.data)) {
+            log.info('a newer job with the same payload is waiting; it settles the outcome');
+            continue;
+          }
+          const reason = failureClause(job.output);
+          const context = {
+            db: this.db,
+            log,
+            jobId: job.id,
+            attempt: job.retryCount + 1,
+            ...services,
+            queue: this,
+          };
+          const changed = await giveUp(payload.data, context, reason);
+          if (changed)
+            log.error({ payload: payload.data, reason }, `${definition.name} failed for good: it ${reason}`);
+          else log.debug({ payload: payload.data }, `${definition.name} failed for good; already settled`);
+        }
+      },
+    );
   }
 
   /** Counts jobs of a queue by state (for tests and ops). */
@@ -252,4 +367,9 @@ function within(db: Queryable | undefined): {
       executeSql: (text: string, values: unknown[] = []) => db.executeQuery(CompiledQuery.raw(text, values)),
     },
   };
+}
+
+/** A queue's expiry: the longest one run may take (pg-boss's worker gives up on it then). */
+function expiryOf(definition: JobSpec<unknown>): number {
+  return definition.expireInSeconds ?? 15 * 60;
 }

@@ -30,7 +30,9 @@ const TEXT_TYPES = /^\s*text\/plain\s*(;|$)/i;
  * fetching → indexing → indexed | failed: `indexed` only once the fetch is over and every document
  * is indexed and embedded. A refusal or failure is stored verbatim in `sources.error` and keeps
  * what earlier fetches stored. Unchanged content (same hash) queues no index job. Keyed
- * per source, so one fetch per source runs at a time.
+ * per source, so one fetch per source runs at a time. A fetch that fails for good without its
+ * handler seeing the end (it ran out of time, or was interrupted on its last attempt) fails the
+ * source with that reason, so it never stays `fetching`.
  */
 export const fetchSourceJob = defineJob({
   ...fetchSourceSpec,
@@ -49,6 +51,16 @@ export const fetchSourceJob = defineJob({
       }
       throw error;
     }
+  },
+  async giveUp({ sourceId }, { db }, reason) {
+    // Only a source this fetch left waiting or half-done: one failed already keeps its reason.
+    const failed = await db
+      .updateTable('sources')
+      .set({ status: 'failed', error: `failed: the fetch ${reason}`, updated_at: new Date() })
+      .where('id', '=', sourceId)
+      .where('status', 'in', ['queued', 'fetching'])
+      .executeTakeFirst();
+    return Number(failed.numUpdatedRows) > 0;
   },
 });
 

@@ -77,6 +77,7 @@ export async function createAgent(scope: TenantScope & KbIndexing, input: TAgent
       workspaceId: scope.workspaceId,
       agentId: row.id,
       publicBaseUrl: scope.publicBaseUrl,
+      embeddingsKey: scope.embeddingsKey,
     });
     return toAgent(row);
   });

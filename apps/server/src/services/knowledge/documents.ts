@@ -27,9 +27,15 @@ export type IncomingDocument = {
 export type IncomingItem = { externalId: string; hash: string; toDocument(): IncomingDocument };
 
 /**
+ * Documents written per statement: each row binds 14 parameters, and a statement may bind at
+ * most 65,535 (an unbounded list, such as every article of a knowledge base, would overflow it).
+ */
+export const DOCUMENT_WRITE_BATCH = 500;
+
+/**
  * Stores a source's documents by hash: items whose hash equals the stored one are skipped;
- * new and changed ones are written in one statement, marked pending, and get an index job in
- * the same transaction (so a job exists exactly when its document change commits).
+ * new and changed ones are written (DOCUMENT_WRITE_BATCH per statement), marked pending, and get
+ * an index job in the same transaction (so a job exists exactly when its document change commits).
  */
 export async function upsertDocuments(
   trx: Queryable,
@@ -37,20 +43,34 @@ export async function upsertDocuments(
   source: Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id'>,
   incoming: IncomingItem[],
 ): Promise<{ queued: number; skipped_unchanged: number }> {
-  // The same item twice in one batch: the last one wins, counted once.
+  // The same item twice in one call: the last one wins, counted once.
   const byId = new Map(incoming.map((item) => [item.externalId, item]));
+  const items = [...byId.values()];
+  let queued = 0;
+  for (let start = 0; start < items.length; start += DOCUMENT_WRITE_BATCH) {
+    queued += await upsertBatch(trx, queue, source, items.slice(start, start + DOCUMENT_WRITE_BATCH));
+  }
+  return { queued, skipped_unchanged: byId.size - queued };
+}
+
+/** Writes one batch of distinct items; returns how many were new or changed (and queued). */
+async function upsertBatch(
+  trx: Queryable,
+  queue: JobQueue,
+  source: Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id'>,
+  items: IncomingItem[],
+): Promise<number> {
   const stored = await trx
     .selectFrom('documents')
     .select(['external_id', 'content_hash'])
     .where('source_id', '=', source.id)
-    .where('external_id', 'in', [...byId.keys()])
+    .where(sql<boolean>`external_id = any(${items.map((item) => item.externalId)}::text[])`)
     .execute();
   const storedHash = new Map(stored.map((row) => [row.external_id, row.content_hash]));
-  const changed = [...byId.values()].filter((item) => storedHash.get(item.externalId) !== item.hash);
-  const skipped = byId.size - changed.length;
-  if (changed.length === 0) return { queued: 0, skipped_unchanged: skipped };
+  const changed = items.filter((item) => storedHash.get(item.externalId) !== item.hash);
+  if (changed.length === 0) return 0;
 
-  // One statement for the whole batch: new documents are inserted, changed ones updated.
+  // One statement for the batch: new documents are inserted, changed ones updated.
   const rows = await trx
     .insertInto('documents')
     .values(
@@ -98,7 +118,7 @@ export async function upsertDocuments(
     rows.map((row) => ({ payload: { documentId: row.id }, key: row.id })),
     { db: trx },
   );
-  return { queued: changed.length, skipped_unchanged: skipped };
+  return changed.length;
 }
 
 /**

@@ -173,6 +173,7 @@ function syncArticle(trx: Queryable, scope: TenantScope & KbIndexing, articleId:
     workspaceId: scope.workspaceId,
     articleId,
     publicBaseUrl: scope.publicBaseUrl,
+    embeddingsKey: scope.embeddingsKey,
   });
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import { htmlToText } from '../../ingest/html-text.js';
 import { KB_PATH } from '../../kb/pages.js';
@@ -14,8 +15,15 @@ export const KB_SOURCE_TYPE = 'kb';
 export const KB_DOCUMENT_KIND = 'kb_article';
 const KB_SOURCE_NAME = 'Knowledge base';
 
-/** What a service that changes articles or agents needs to keep the knowledge base indexed. */
-export type KbIndexing = { queue: JobQueue; publicBaseUrl?: string | undefined };
+/**
+ * What a service that changes articles or agents needs to keep the knowledge base indexed; the
+ * active embedding provider's key tells whether a kb source still waits for vectors.
+ */
+export type KbIndexing = {
+  queue: JobQueue;
+  publicBaseUrl?: string | undefined;
+  embeddingsKey?: string | null | undefined;
+};
 
 type Article = { id: string; title: string; slug: string; body_markdown: string; updated_at: Date };
 type Agent = { id: string; language_default: string | null };
@@ -29,7 +37,7 @@ type PreparedArticle = { article: Article; url: string; text: string };
 export async function syncArticleForAgents(
   trx: Queryable,
   queue: JobQueue,
-  options: { workspaceId: string; articleId: string; publicBaseUrl?: string | undefined },
+  options: { workspaceId: string; articleId: string } & Omit<KbIndexing, 'queue'>,
 ): Promise<{ queued: number; removed: number }> {
   const { workspaceId, articleId } = options;
   const article = await publishedArticles(trx, workspaceId).where('id', '=', articleId).executeTakeFirst();
@@ -42,9 +50,11 @@ export async function syncArticleForAgents(
       .where('source_id', 'in', kbSourceIds(trx, workspaceId))
       .returning('source_id')
       .execute();
+    // With the provider's key: a source whose other articles still wait for vectors stays `indexing`.
     await settleSources(
       trx,
       removed.map((row) => row.source_id),
+      { embeddingsKey: options.embeddingsKey ?? null },
     );
     return { queued: 0, removed: removed.length };
   }
@@ -74,7 +84,7 @@ export async function syncArticleForAgents(
 export async function syncKbForAgent(
   trx: Queryable,
   queue: JobQueue,
-  options: { workspaceId: string; agentId: string; publicBaseUrl?: string | undefined },
+  options: { workspaceId: string; agentId: string } & Omit<KbIndexing, 'queue'>,
 ): Promise<{ queued: number; removed: number }> {
   const { workspaceId, agentId } = options;
   const agent = await requireAgent(trx, workspaceId, agentId, { forUpdate: true });
@@ -88,14 +98,11 @@ export async function syncKbForAgent(
   }
   if (sourceId === undefined) return { queued, removed: 0 };
   let stale = trx.deleteFrom('documents').where('source_id', '=', sourceId);
-  if (articles.length > 0)
-    stale = stale.where(
-      'external_id',
-      'not in',
-      articles.map((a) => a.id),
-    );
+  // One array parameter, however many articles (a list of ids would bind one parameter each).
+  const kept = articles.map((a) => a.id);
+  if (articles.length > 0) stale = stale.where(sql<boolean>`external_id <> all(${kept}::text[])`);
   const removed = await stale.returning('id').execute();
-  await settleSources(trx, [sourceId]);
+  await settleSources(trx, [sourceId], { embeddingsKey: options.embeddingsKey ?? null });
   return { queued, removed: removed.length };
 }
 

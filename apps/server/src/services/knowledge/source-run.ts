@@ -85,31 +85,32 @@ export type SettleOptions = {
  * Settles `indexing` sources whose work is done: no document waits for its index job and (with
  * embeddings on) every chunk of their documents has its vector. A source then becomes `indexed`
  * (error null), `indexed` with `error` "N of M documents could not be indexed" when some index
- * jobs gave up, or `failed` when every one of its documents did. `fetching` and `queued` sources
+ * jobs gave up (followed by the first failed document's title and reason, when a reason is
+ * known), or `failed` when every one of its documents did. `fetching` and `queued` sources
  * are left alone: their fetch settles them when it finishes.
  *
  * Called after each index job commits, after each embedding run and when documents are removed.
  * Each call takes the sources' row locks first, in its own statement, so the check that follows
  * sees every commit before it: two jobs finishing together cannot both miss each other's work.
  * Pass a transaction that holds no document row locks (the index job calls it after its own
- * transaction), or the database handle.
+ * transaction), or the database handle. Returns how many sources it settled.
  */
 export async function settleSources(
   db: Queryable,
   sourceIds: readonly string[],
   options: SettleOptions = {},
-): Promise<void> {
+): Promise<number> {
   const ids = [...new Set(sourceIds)];
-  if (ids.length === 0) return;
+  if (ids.length === 0) return 0;
   const settle = async (trx: Queryable) => {
     await lockSources(trx, ids);
-    await settleLocked(trx, ids, {
+    return settleLocked(trx, ids, {
       embeddingsKey: options.embeddingsKey ?? null,
       embeddingsFailed: options.embeddingsFailed ?? false,
     });
   };
-  if (db.isTransaction) await settle(db);
-  else await db.transaction().execute(settle);
+  if (db.isTransaction) return settle(db);
+  return db.transaction().execute(settle);
 }
 
 /** Takes the sources' row locks in id order (so two callers never deadlock). */
@@ -127,7 +128,7 @@ async function settleLocked(
   db: Queryable,
   ids: readonly string[],
   options: { embeddingsKey: string | null; embeddingsFailed: boolean },
-): Promise<void> {
+): Promise<number> {
   const { embeddingsKey, embeddingsFailed } = options;
   // Chunks of the source's documents without a vector under the active provider.
   const vectorsMissing = embeddingsKey
@@ -141,11 +142,12 @@ async function settleLocked(
   const vectorNote = embeddingsFailed
     ? sql<string>`'vectors could not be computed; full-text search only'`
     : sql<string>`null`;
-  await sql`
+  const result = await sql`
     update sources s set
       status = case when n.failed > 0 and n.indexed = 0 then 'failed' else 'indexed' end,
       error = nullif(concat_ws('; ',
-        case when n.failed > 0 then n.failed || ' of ' || n.total || ' documents could not be indexed' end,
+        case when n.failed > 0 then n.failed || ' of ' || n.total || ' documents could not be indexed'
+          || coalesce(' (' || n.first_reason || ')', '') end,
         ${vectorNote}), ''),
       updated_at = now()
     from (
@@ -153,7 +155,9 @@ async function settleLocked(
         count(d.id) as total,
         count(d.id) filter (where d.index_status = 'indexed') as indexed,
         count(d.id) filter (where d.index_status = 'failed') as failed,
-        count(d.id) filter (where d.index_status = 'pending') as pending
+        count(d.id) filter (where d.index_status = 'pending') as pending,
+        (array_agg('"' || d.title || '": ' || d.index_error order by d.title, d.id)
+          filter (where d.index_status = 'failed' and d.index_error is not null))[1] as first_reason
       from sources src left join documents d on d.source_id = src.id
       where src.id = any(${[...ids]}::text[])
       group by src.id
@@ -162,4 +166,5 @@ async function settleLocked(
       and s.status = 'indexing'
       and n.pending = 0
       and not (${vectorsMissing})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

@@ -12,7 +12,7 @@ import { iso, type TenantScope } from '../context.js';
 import { requireAgent } from '../require-agent.js';
 import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import { storeSourceDocument } from './documents.js';
-import { KB_SOURCE_TYPE, syncKbForAgent } from './kb-index.js';
+import { KB_SOURCE_TYPE, type KbIndexing, syncKbForAgent } from './kb-index.js';
 import { auditDetails, defaultName, lastRun, publicConfig, storedConfig } from './source-config.js';
 
 /** Lists an agent's sources; an agent of another workspace is a 404. */
@@ -176,10 +176,7 @@ export async function deleteSource(scope: TenantScope, sourceId: string): Promis
  * source is rebuilt from the workspace's published articles.
  * Site plugin sources are refreshed by their syncs (422). Audited.
  */
-export async function reindexSource(
-  scope: TenantScope & { queue: JobQueue; publicBaseUrl?: string | undefined },
-  sourceId: string,
-): Promise<TSource> {
+export async function reindexSource(scope: TenantScope & KbIndexing, sourceId: string): Promise<TSource> {
   await scope.db.transaction().execute(async (trx) => {
     const source = await trx
       .selectFrom('sources')
@@ -206,6 +203,7 @@ export async function reindexSource(
         workspaceId: scope.workspaceId,
         agentId: source.agent_id,
         publicBaseUrl: scope.publicBaseUrl,
+        embeddingsKey: scope.embeddingsKey,
       });
       queued = synced.queued + (await queueStaleDocuments(trx, scope.queue, sourceId));
     } else {

@@ -40,6 +40,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           ...adminScope(deps.database.db, request),
           queue: deps.queue,
           publicBaseUrl: deps.config.publicBaseUrl,
+          embeddingsKey: deps.embeddings?.key ?? null,
         };
         const agent = await createAgent(scope, request.body);
         return reply.status(201).send({ data: agent });

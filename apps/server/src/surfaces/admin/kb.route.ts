@@ -2,6 +2,7 @@ import { dataEnvelope, ZKbArticle, ZKbArticleCreate, ZKbArticleUpdate } from '@s
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
+import { KB_ARTICLE_BODY_LIMIT } from '../../http/body-limits.js';
 import {
   createKbArticle,
   deleteKbArticle,
@@ -37,6 +38,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/kb/articles',
       {
+        bodyLimit: KB_ARTICLE_BODY_LIMIT,
         schema: {
           tags,
           summary: 'Create a knowledge-base article',
@@ -73,6 +75,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/kb/articles/:id',
       {
+        bodyLimit: KB_ARTICLE_BODY_LIMIT,
         schema: {
           tags,
           summary: 'Update a knowledge-base article (partial)',

@@ -2,6 +2,7 @@ import { dataEnvelope, ZSource, ZSourceCreate, ZSourceUpdate } from '@service/co
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
+import { SOURCE_CREATE_BODY_LIMIT } from '../../http/body-limits.js';
 import {
   createSource,
   deleteSource,
@@ -71,6 +72,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/agents/:id/sources',
       {
         config: { expensive: true },
+        bodyLimit: SOURCE_CREATE_BODY_LIMIT,
         schema: {
           tags,
           summary: 'Add a text, url, crawl, sitemap or sql source to an agent',
@@ -137,6 +139,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           ...adminScope(deps.database.db, request),
           queue: deps.queue,
           publicBaseUrl: deps.config.publicBaseUrl,
+          embeddingsKey: deps.embeddings?.key ?? null,
         };
         const source = await reindexSource(scope, request.params.id);
         return reply.status(202).send({ data: source });

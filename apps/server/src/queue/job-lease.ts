@@ -1,0 +1,56 @@
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../db/schema.js';
+
+/**
+ * How long a job stays `active` without news from its worker. pg-boss fails an `active` job
+ * only when its `expire_in` has passed, and on PostgreSQL several processes share the queue, so
+ * a job whose process died must expire by itself: its worker keeps renewing a short lease while
+ * the handler runs, and pg-boss's expiry sweep retries the job once the renewals stop.
+ */
+export type JobLease = {
+  /** A running job expires this long after its worker's last renewal. */
+  seconds: number;
+  /** How often pg-boss's maintenance sweep fails expired jobs (its `maintenanceIntervalSeconds`). */
+  sweepSeconds: number;
+};
+
+/**
+ * The lease on PostgreSQL: 60 s, renewed every 20 s, swept every 30 s. A job whose process died
+ * is failed by the sweep within 90 s of the last renewal and retried after its retry delay.
+ */
+export const POSTGRES_JOB_LEASE: JobLease = { seconds: 60, sweepSeconds: 30 };
+
+/** A held lease on a batch of running jobs. */
+export type HeldLease = { stop(): void };
+
+/**
+ * Leases running jobs: sets their expiry to `lease.seconds` from now, and again every third of
+ * the lease until stopped, never past `maxSeconds` from their start (the queue's expiry, the
+ * longest a run may take, which pg-boss's worker also enforces). pg-boss 10 has no heartbeat
+ * call, so this updates `expire_in` on its job table, only for these jobs while still `active`.
+ * A failed renewal is logged and tried again at the next tick.
+ */
+export async function holdLease(
+  db: Kysely<DB>,
+  log: Logger,
+  job: { name: string; ids: readonly string[]; maxSeconds: number },
+  lease: JobLease,
+): Promise<HeldLease> {
+  const renew = async () => {
+    try {
+      await sql`
+        update ${sql.table('pgboss.job')}
+        set expire_in = least(
+          make_interval(secs => ${job.maxSeconds}),
+          (now() - started_on) + make_interval(secs => ${lease.seconds}))
+        where name = ${job.name} and id = any(${[...job.ids]}::uuid[]) and state = 'active'`.execute(db);
+    } catch (error) {
+      log.warn({ err: error, job: job.name }, 'could not renew the lease of running jobs');
+    }
+  };
+  await renew();
+  const timer = setInterval(() => void renew(), (lease.seconds * 1000) / 3);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
