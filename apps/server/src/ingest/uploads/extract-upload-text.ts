@@ -55,19 +55,43 @@ function checkTextLength(length: number, maxTextChars: number): void {
   }
 }
 
-/** One page's text as pdf.js lays it out: its items in order, a newline where an item ends a line. */
-async function pageText(pdf: PdfDocument, pageNumber: number): Promise<string> {
+/**
+ * One page's text as pdf.js lays it out: its items in order, a newline where an item ends a
+ * line. Items are read as pdf.js streams them, and reading stops once the page holds more than
+ * `budget` characters: a content stream that inflates to gigabytes of text is given up after a
+ * few megabytes of it.
+ */
+async function pageText(pdf: PdfDocument, pageNumber: number, budget: number): Promise<string> {
   const page = await pdf.getPage(pageNumber);
+  const reader = page.streamTextContent().getReader();
+  let text = '';
   try {
-    const content = await page.getTextContent();
-    let text = '';
-    for (const item of content.items) {
-      if ('str' in item) text += item.hasEOL ? `${item.str}\n` : item.str;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text;
+      for (const item of textItems(value)) text += item.hasEOL ? `${item.str}\n` : item.str;
+      if (text.length > budget) return text;
     }
-    return text;
   } finally {
+    // pdf.js wants a reason, and its text task waits on the stream until it is cancelled: without
+    // this, destroying the document would wait forever for a page left half read.
+    await reader.cancel(new Error('enough text was read')).catch(() => undefined);
     page.cleanup();
   }
+}
+
+/** The text items of one streamed chunk of pdf.js text content (`{items: [{str, hasEOL}, …]}`). */
+function textItems(chunk: unknown): Array<{ str: string; hasEOL: boolean }> {
+  const items: unknown =
+    typeof chunk === 'object' && chunk !== null ? Reflect.get(chunk, 'items') : undefined;
+  if (!Array.isArray(items)) return [];
+  const result: Array<{ str: string; hasEOL: boolean }> = [];
+  for (const item of items) {
+    const str: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'str') : undefined;
+    // Marked-content items have no `str`; they carry no text.
+    if (typeof str === 'string') result.push({ str, hasEOL: Reflect.get(item, 'hasEOL') === true });
+  }
+  return result;
 }
 
 async function extractPdf(bytes: Uint8Array, maxTextChars: number): Promise<ExtractedUpload> {
@@ -83,7 +107,7 @@ async function extractPdf(bytes: Uint8Array, maxTextChars: number): Promise<Extr
     const pages: string[] = [];
     let length = 0;
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber += 1) {
-      const text = normaliseText(await pageText(pdf, pageNumber)).trim();
+      const text = normaliseText(await pageText(pdf, pageNumber, maxTextChars - length)).trim();
       if (text === '') continue;
       length += text.length + (pages.length > 0 ? 2 : 0);
       checkTextLength(length, maxTextChars);
