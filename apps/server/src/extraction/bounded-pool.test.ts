@@ -57,6 +57,13 @@ describe('bounded pool', () => {
     assert.equal(await pool.run({ kind: 'echo', value: 'after' }), 'after from a thread');
   });
 
+  test('a thread that dies between tasks is replaced; the process and the next task are unaffected', async () => {
+    const pool = open();
+    assert.equal(await pool.run({ kind: 'throw-later' }), 'answered');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await pool.run({ kind: 'echo', value: 'after' }), 'after from a thread');
+  });
+
   test("a task's own error passes through as it is", async () => {
     const pool = open();
     await assert.rejects(pool.run({ kind: 'throw', message: 'bad input' }), (error: unknown) => {

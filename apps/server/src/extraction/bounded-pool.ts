@@ -63,6 +63,9 @@ export function createBoundedPool<Task, Result>(
     resourceLimits: { maxOldGenerationSizeMb: limits.heapMb },
     workerData: { bufferLimitMb: limits.heapMb } satisfies PoolWorkerData,
   });
+  // A thread that fails between tasks (none waiting on it) is only replaced; without a listener
+  // piscina's 'error' event would end the process.
+  piscina.on('error', () => undefined);
   const waiting: Array<() => void> = [];
   let running = 0;
   let closed = false;

@@ -4,14 +4,12 @@ import { extractUploadText } from '../ingest/uploads/extract-upload-text.js';
 import { watchBufferMemory } from './buffer-watch.js';
 import type { ExtractionOutcome, ExtractionTask } from './extraction-task.js';
 
-watchBufferMemory();
-
 /**
  * The entry point of an extraction thread (see extraction-pool.ts): reads one upload, HTML page
  * or sitemap. The text cap is checked here, so text over it never crosses back to the main
  * thread; the heap and time limits are the pool's.
  */
-export default async function runExtractionTask(task: ExtractionTask): Promise<ExtractionOutcome> {
+async function runExtractionTask(task: ExtractionTask): Promise<ExtractionOutcome> {
   switch (task.kind) {
     case 'upload':
       try {
@@ -40,6 +38,9 @@ export default async function runExtractionTask(task: ExtractionTask): Promise<E
     }
   }
 }
+
+/** The thread's task handler (piscina calls the default export), held to the pool's buffer budget. */
+export default watchBufferMemory(runExtractionTask);
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

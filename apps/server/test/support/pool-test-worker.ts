@@ -2,8 +2,6 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchBufferMemory } from '../../src/extraction/buffer-watch.js';
 
-watchBufferMemory();
-
 /** Tasks of the worker the pool tests run: each one ends the way a real extraction can. */
 export type PoolTestTask =
   | { kind: 'echo'; value: string }
@@ -13,6 +11,7 @@ export type PoolTestTask =
   | { kind: 'allocate' }
   | { kind: 'buffers' }
   | { kind: 'exit' }
+  | { kind: 'throw-later' }
   | { kind: 'throw'; message: string };
 
 /** Blocks this thread for `ms` (a synchronous wait, as a long parse would). */
@@ -30,7 +29,7 @@ async function hoardBuffers(): Promise<string> {
 }
 
 /** Runs one pool test task in a worker thread. */
-export default function runPoolTestTask(task: PoolTestTask): string | Promise<string> {
+async function runPoolTestTask(task: PoolTestTask): Promise<string> {
   switch (task.kind) {
     case 'echo':
       return `${task.value} from a thread`;
@@ -59,6 +58,12 @@ export default function runPoolTestTask(task: PoolTestTask): string | Promise<st
     }
     case 'buffers':
       return hoardBuffers();
+    case 'throw-later':
+      // Fails after its task has answered: the thread dies while idle.
+      setTimeout(() => {
+        throw new Error('thrown between tasks');
+      }, 20);
+      return 'answered';
     case 'exit':
       process.exit(3);
       return 'unreachable';
@@ -66,3 +71,6 @@ export default function runPoolTestTask(task: PoolTestTask): string | Promise<st
       throw new Error(task.message);
   }
 }
+
+/** The thread's task handler, held to the pool's buffer budget as the extraction threads are. */
+export default watchBufferMemory(runPoolTestTask);
