@@ -20,6 +20,7 @@ export const LAYERS = [
     'llm',
     'ingest',
     'crawl',
+    'extraction',
     'sql-source',
     'kb',
     'site-calls',

@@ -10,6 +10,7 @@ import { ensureOptionalSchema } from './db/optional-schema.js';
 import { withStartupLock } from './db/startup-lock.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import { embeddingProviderFor } from './embeddings/index.js';
+import { closeExtractionPool, configureExtractionPool } from './extraction/shared-extraction-pool.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
@@ -68,6 +69,10 @@ export async function startService(
       });
     }
     cleanups.push(() => database.close());
+    // Closed after the HTTP server and the queue (cleanups run in reverse): uploads and jobs in
+    // flight finish reading their files first.
+    await configureExtractionPool(config.extraction);
+    cleanups.push(() => closeExtractionPool());
 
     const embeddings = embeddingProviderFor(config, database.features);
     const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, { embeddings });

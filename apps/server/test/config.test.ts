@@ -83,6 +83,17 @@ describe('loadConfig', () => {
       rejects({ EMBEDDED_CACHE_MB: bad }, 'EMBEDDED_CACHE_MB');
   });
 
+  test('EXTRACT_*: threads, heap and time of the extraction pool, bounded at their edges', () => {
+    assert.deepEqual(loadConfig({}).extraction, { workers: 2, heapMb: 512, timeoutMs: 60_000 });
+    const edges = { EXTRACT_WORKERS: '16', EXTRACT_HEAP_MB: '64', EXTRACT_TIMEOUT_MS: '1000' };
+    assert.deepEqual(loadConfig(edges).extraction, { workers: 16, heapMb: 64, timeoutMs: 1000 });
+    const top = { EXTRACT_WORKERS: '1', EXTRACT_HEAP_MB: '8192', EXTRACT_TIMEOUT_MS: '600000' };
+    assert.deepEqual(loadConfig(top).extraction, { workers: 1, heapMb: 8192, timeoutMs: 600_000 });
+    for (const bad of ['0', '17', '1.5']) rejects({ EXTRACT_WORKERS: bad }, 'EXTRACT_WORKERS');
+    for (const bad of ['63', '8193', 'lots']) rejects({ EXTRACT_HEAP_MB: bad }, 'EXTRACT_HEAP_MB');
+    for (const bad of ['999', '600001']) rejects({ EXTRACT_TIMEOUT_MS: bad }, 'EXTRACT_TIMEOUT_MS');
+  });
+
   test('a bad PORT is named', () => {
     rejects({ PORT: 'abc' }, 'PORT');
     rejects({ PORT: '70000' }, 'PORT');

@@ -26,6 +26,12 @@ const ZPostgresUrl = z.preprocess(
     .optional(),
 );
 
+/**
+ * Defaults of the extraction workers (EXTRACT_*): threads, heap per thread (MB) and time per file
+ * (ms). Exported so the process-wide pool has the same defaults before the service configures it.
+ */
+export const EXTRACTION_DEFAULTS = Object.freeze({ workers: 2, heapMb: 512, timeoutMs: 60_000 });
+
 /** Every environment variable the service reads, with its default. Nothing else reads process.env. */
 export const ZEnv = z.object({
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(8080)),
@@ -125,6 +131,18 @@ export const ZEnv = z.object({
   ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
   CRAWL_DELAY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(60_000).default(250)),
+  EXTRACT_WORKERS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(16).default(EXTRACTION_DEFAULTS.workers),
+  ),
+  EXTRACT_HEAP_MB: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(64).max(8192).default(EXTRACTION_DEFAULTS.heapMb),
+  ),
+  EXTRACT_TIMEOUT_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1000).max(600_000).default(EXTRACTION_DEFAULTS.timeoutMs),
+  ),
 });
 
 /** The parsed, typed and frozen configuration. */
@@ -193,6 +211,8 @@ export type Config = Readonly<{
   shutdownTimeoutMs: number;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
+  /** Worker threads that read uploads and crawled pages: how many, heap cap per thread, time per file. */
+  extraction: Readonly<{ workers: number; heapMb: number; timeoutMs: number }>;
 }>;
 
 /**
@@ -314,6 +334,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
+    extraction: Object.freeze({
+      workers: e.EXTRACT_WORKERS,
+      heapMb: e.EXTRACT_HEAP_MB,
+      timeoutMs: e.EXTRACT_TIMEOUT_MS,
+    }),
   };
   return Object.freeze(config);
 }

@@ -3,11 +3,18 @@ import type { SafeFetchResult } from '../outbound/index.js';
 import { sha256Hex } from '../security/hashing.js';
 import { hasBinaryExtension, normalizeUrl, originOf } from './crawl-url.js';
 import { decodeHtml, type FetchPage, isHtmlContentType } from './fetch-page.js';
-import { readHtmlPage, robotsHeaderDirectives } from './read-html-page.js';
+import { type HtmlPage, robotsHeaderDirectives } from './read-html-page.js';
 import type { RobotsRules } from './robots.js';
 
 /** A page the crawler emits: `url` is its canonical URL when it declares one on its own origin. */
 export type CrawledPage = { url: string; title: string; text: string; hash: string; lang: string | null };
+
+/**
+ * How a fetched page's HTML is read (`readHtmlPage`, run in a bounded worker in production).
+ * A rejection fails that page alone; its message completes `failed: <url> …` (for example
+ * `could not be read within the limits: it takes longer than 60 s to read`).
+ */
+export type ReadPage = (html: string, url: string) => Promise<HtmlPage>;
 
 /** Why a crawl ended. */
 export type CrawlStop = 'done' | 'page_cap' | 'time_budget' | 'aborted';
@@ -29,6 +36,7 @@ export type EngineConfig = {
   origin: string;
   robots: RobotsRules;
   fetchPage: FetchPage;
+  readPage: ReadPage;
   onPage: (page: CrawledPage) => Promise<void>;
   maxPages: number;
   maxDepth: number;
@@ -150,7 +158,13 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
       }
       seen.add(url);
     }
-    const page = readHtmlPage(decodeHtml(result.body, result.contentType), url);
+    let page: HtmlPage;
+    try {
+      page = await config.readPage(decodeHtml(result.body, result.contentType), url);
+    } catch (error) {
+      fail(url, `failed: ${url} ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
     const header = robotsHeaderDirectives(result.headers['x-robots-tag'] ?? '');
     const isNofollow = page.nofollow || header.has('nofollow') || header.has('none');
     if (!isNofollow && item.depth < config.maxDepth) {

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { buildConnector } from 'undici';
 import type { ConnectHook } from '../outbound/index.js';
+import { inlineCrawlReader as reader } from './crawl-reader.js';
 import {
   type CrawledPage,
   type CrawlOptions,
@@ -196,6 +197,7 @@ async function crawl(
   const pages: CrawledPage[] = [];
   const full: CrawlOptions = {
     fetchPage: guardedFetcher({ allow: [`127.0.0.1:${site.port}`], connect: loopbackOnly, timeoutMs: 5000 }),
+    reader,
     onPage: async (page) => {
       pages.push(page);
     },
@@ -321,6 +323,7 @@ describe('crawlSite on a local site without a sitemap', () => {
     const counted = [...site.requests.values()].reduce((sum, count) => sum + count, 0);
     const refused = await crawlSite(`${site.origin}/`, {
       fetchPage: guardedFetcher({ allow: [], connect: loopbackOnly }),
+      reader,
       onPage: async () => undefined,
     });
     assert.ok(!refused.ok);

@@ -1,15 +1,19 @@
 import { type CrawlEngine, type CrawledPage, type CrawlSummary, createCrawlEngine } from './crawl-engine.js';
+import type { CrawlReader } from './crawl-reader.js';
 import { normalizeUrl, originOf } from './crawl-url.js';
 import type { FetchPage } from './fetch-page.js';
 import { fetchRobots, type RobotsRules } from './robots.js';
 import { collectSitemapUrls } from './sitemap.js';
 
 export type { CrawledPage, CrawlStop, CrawlSummary } from './crawl-engine.js';
+export type { CrawlReader } from './crawl-reader.js';
 
 /** Options of `crawlSite` and `crawlSitemap`; every limit has a default and a ceiling. */
 export type CrawlOptions = {
   /** How each URL is fetched: `guardedFetcher({ allow })` in production. */
   fetchPage: FetchPage;
+  /** How fetched pages and sitemaps are read: the extraction pool in production. */
+  reader: CrawlReader;
   /** Called once per emitted page; a throw ends the crawl and rejects with it. */
   onPage: (page: CrawledPage) => Promise<void>;
   /** Pages emitted at most; default 200, clamped to 1..2000. */
@@ -69,7 +73,7 @@ export async function crawlSite(startUrl: string, options: CrawlOptions): Promis
   // The start page is handled from the fetch above (handle marks it seen), not fetched again.
   await engine.handle({ url: landed, depth: 0 }, first.result, first.nonHtml);
   if (options.useSitemaps !== false && limits.maxDepth >= 1) {
-    await seedFromSitemaps(engine, site.robots, originOf(landed), limits.maxPages);
+    await seedFromSitemaps(engine, options.reader, site.robots, originOf(landed), limits.maxPages);
   }
   return { ok: true, ...(await engine.run()) };
 }
@@ -87,6 +91,7 @@ export async function crawlSitemap(sitemapUrl: string, options: CrawlOptions): P
   const { engine, limits } = site;
   const collected = await collectSitemapUrls(url, {
     fetch: engine.fetch,
+    readSitemap: options.reader.readSitemap,
     maxPages: sitemapBudget(limits.maxPages),
   });
   if (!collected.ok) return { ok: false, reason: collected.reason };
@@ -114,6 +119,7 @@ async function openSite(url: string, options: CrawlOptions, startedAt: number): 
     origin,
     robots,
     fetchPage: options.fetchPage,
+    readPage: options.reader.readPage,
     onPage: options.onPage,
     ...limits,
     concurrency: clamp(options.concurrency ?? 2, 1, 8),
@@ -128,6 +134,7 @@ async function openSite(url: string, options: CrawlOptions, startedAt: number): 
 /** Queues, at depth 1, the pages of /sitemap.xml and of the robots.txt sitemaps on the site. */
 async function seedFromSitemaps(
   engine: CrawlEngine,
+  reader: CrawlReader,
   robots: RobotsRules,
   origin: string,
   maxPages: number,
@@ -142,6 +149,7 @@ async function seedFromSitemaps(
     if (engine.interruption() !== undefined) return;
     const collected = await collectSitemapUrls(root, {
       fetch: engine.fetch,
+      readSitemap: reader.readSitemap,
       maxPages: sitemapBudget(maxPages),
     });
     // No sitemap, or a broken one, is normal: the links are crawled all the same.

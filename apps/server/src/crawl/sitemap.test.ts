@@ -5,6 +5,9 @@ import type { SafeFetchResult } from '../outbound/index.js';
 import type { FetchPage } from './fetch-page.js';
 import { collectSitemapUrls, parseSitemap, parseSitemapXml, SITEMAP_MAX_CHILDREN } from './sitemap.js';
 
+/** Sitemaps parsed on this thread, as the extraction threads parse them. */
+const readSitemap = async (body: Buffer) => parseSitemap(body);
+
 const NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"';
 const ORIGIN = 'https://shop.example';
 
@@ -139,7 +142,11 @@ describe('collectSitemapUrls', () => {
       ]),
       [`${ORIGIN}/more.xml.gz`]: gzipSync(urlset([`${ORIGIN}/c?utm_source=x`, `${ORIGIN}/b`])),
     });
-    const result = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, { fetch: fetchPage, maxPages: 100 });
+    const result = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: fetchPage,
+      readSitemap,
+      maxPages: 100,
+    });
     assert.ok(result.ok);
     assert.deepEqual(
       result.urls.map((entry) => entry.loc),
@@ -160,11 +167,19 @@ describe('collectSitemapUrls', () => {
       [`${ORIGIN}/1.xml`]: urlset(locs.slice(0, 15)),
       [`${ORIGIN}/2.xml`]: urlset(locs.slice(15)),
     });
-    const ten = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, { fetch: fetchPage, maxPages: 10 });
+    const ten = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: fetchPage,
+      readSitemap,
+      maxPages: 10,
+    });
     assert.deepEqual(ten.ok && ten.urls.map((entry) => entry.loc), locs.slice(0, 10));
     // The second child is not fetched once the cap is reached.
     assert.deepEqual(fetchPage.urls, [`${ORIGIN}/sitemap.xml`, `${ORIGIN}/1.xml`]);
-    const all = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, { fetch: fetchPage, maxPages: 30 });
+    const all = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: fetchPage,
+      readSitemap,
+      maxPages: 30,
+    });
     assert.equal(all.ok && all.urls.length, 30);
   });
 
@@ -172,7 +187,11 @@ describe('collectSitemapUrls', () => {
     const children = Array.from({ length: SITEMAP_MAX_CHILDREN + 1 }, (_, i) => `${ORIGIN}/c${i}.xml`);
     const files: Record<string, string> = { [`${ORIGIN}/sitemap.xml`]: sitemapIndex(children) };
     for (const [i, child] of children.entries()) files[child] = urlset([`${ORIGIN}/page${i}`]);
-    const wide = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, { fetch: serving(files), maxPages: 1000 });
+    const wide = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: serving(files),
+      readSitemap,
+      maxPages: 1000,
+    });
     assert.equal(wide.ok && wide.urls.length, SITEMAP_MAX_CHILDREN);
     assert.equal(wide.ok && wide.sitemapsRead, SITEMAP_MAX_CHILDREN + 1);
 
@@ -182,23 +201,68 @@ describe('collectSitemapUrls', () => {
       [`${ORIGIN}/l2.xml`]: sitemapIndex([`${ORIGIN}/l3.xml`]),
       [`${ORIGIN}/l3.xml`]: urlset([`${ORIGIN}/too-deep`]),
     });
-    const nested = await collectSitemapUrls(`${ORIGIN}/l0.xml`, { fetch: deep, maxPages: 10 });
+    const nested = await collectSitemapUrls(`${ORIGIN}/l0.xml`, { fetch: deep, readSitemap, maxPages: 10 });
     assert.deepEqual(nested.ok && nested.urls, []);
     assert.deepEqual(deep.urls, [`${ORIGIN}/l0.xml`, `${ORIGIN}/l1.xml`, `${ORIGIN}/l2.xml`]);
     // A self-listing index is read once.
     const loop = serving({ [`${ORIGIN}/self.xml`]: sitemapIndex([`${ORIGIN}/self.xml`]) });
-    await collectSitemapUrls(`${ORIGIN}/self.xml`, { fetch: loop, maxPages: 10 });
+    await collectSitemapUrls(`${ORIGIN}/self.xml`, { fetch: loop, readSitemap, maxPages: 10 });
     assert.equal(loop.urls.length, 1);
   });
 
+  test('a sitemap the reader rejects fails with its reason: the first ends the walk, a child is recorded', async () => {
+    const fetchPage = serving({
+      [`${ORIGIN}/sitemap.xml`]: sitemapIndex([`${ORIGIN}/huge.xml`, `${ORIGIN}/ok.xml`]),
+      [`${ORIGIN}/huge.xml`]: urlset([`${ORIGIN}/never`]),
+      [`${ORIGIN}/ok.xml`]: urlset([`${ORIGIN}/a`]),
+    });
+    const limited = async (body: Buffer) => {
+      if (body.includes('/never')) throw new Error('could not be read within the limits: test reason');
+      return parseSitemap(body);
+    };
+    const child = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: fetchPage,
+      readSitemap: limited,
+      maxPages: 10,
+    });
+    assert.deepEqual(child.ok && child.urls.map((entry) => entry.loc), [`${ORIGIN}/a`]);
+    assert.deepEqual(child.ok && child.failures, [
+      {
+        url: `${ORIGIN}/huge.xml`,
+        reason: `failed: ${ORIGIN}/huge.xml could not be read within the limits: test reason`,
+      },
+    ]);
+    const first = await collectSitemapUrls(`${ORIGIN}/huge.xml`, {
+      fetch: fetchPage,
+      readSitemap: limited,
+      maxPages: 10,
+    });
+    assert.deepEqual(first, {
+      ok: false,
+      reason: `failed: ${ORIGIN}/huge.xml could not be read within the limits: test reason`,
+    });
+  });
+
   test('a first sitemap that fails gives ok:false with the reason', async () => {
-    const missing = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, { fetch: serving({}), maxPages: 10 });
+    const missing = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: serving({}),
+      readSitemap,
+      maxPages: 10,
+    });
     assert.deepEqual(missing, { ok: false, reason: `failed: ${ORIGIN}/sitemap.xml answered HTTP 404` });
     const refused: FetchPage = async () => ({ ok: false, reason: 'refused: 10.0.0.1 is a private address' });
-    const guarded = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, { fetch: refused, maxPages: 10 });
+    const guarded = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: refused,
+      readSitemap,
+      maxPages: 10,
+    });
     assert.deepEqual(guarded, { ok: false, reason: 'refused: 10.0.0.1 is a private address' });
     const html = serving({ [`${ORIGIN}/sitemap.xml`]: '<html><body>Home</body></html>' });
-    const notSitemap = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, { fetch: html, maxPages: 10 });
+    const notSitemap = await collectSitemapUrls(`${ORIGIN}/sitemap.xml`, {
+      fetch: html,
+      readSitemap,
+      maxPages: 10,
+    });
     assert.match(notSitemap.ok ? '' : notSitemap.reason, /^failed: .* is not a readable sitemap/);
   });
 });

@@ -35,7 +35,12 @@ const parser = new XMLParser({
 
 const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-/** Sitemap bytes to XML text: gunzipped when they start with the gzip magic bytes, size-capped. */
+/**
+ * Sitemap bytes to XML text: gunzipped when they start with the gzip magic bytes, size-capped.
+ * zlib checks the output after each chunk and stops once it passes `maxBytes`, so a gzip bomb
+ * costs at most `maxBytes` of inflating. Synchronous: the service calls it (through
+ * `parseSitemap`) in an extraction thread, never on the event loop.
+ */
 export function sitemapXml(
   body: Buffer,
   maxBytes = SITEMAP_MAX_BYTES,
@@ -87,15 +92,23 @@ export function parseSitemapXml(xml: string): Sitemap {
   return { kind: 'invalid', reason: 'neither <urlset> nor <sitemapindex>' };
 }
 
-/** `sitemapXml` then `parseSitemapXml`. */
+/** `sitemapXml` then `parseSitemapXml`: the work a {@link ReadSitemap} does. */
 export function parseSitemap(body: Buffer, maxBytes = SITEMAP_MAX_BYTES): Sitemap {
   const xml = sitemapXml(body, maxBytes);
   return xml.ok ? parseSitemapXml(xml.xml) : { kind: 'invalid', reason: xml.reason };
 }
 
+/**
+ * How fetched sitemap bytes are parsed (`parseSitemap`, run in a bounded worker in production: a
+ * 50 MiB sitemap takes seconds to parse). A rejection fails that sitemap; its message completes
+ * `failed: <url> …`.
+ */
+export type ReadSitemap = (body: Buffer) => Promise<Sitemap>;
+
 /** Options of `collectSitemapUrls`. */
 export type CollectSitemapOptions = {
   fetch: FetchPage;
+  readSitemap: ReadSitemap;
   /** Stop once this many page URLs are collected. */
   maxPages: number;
   /** Child sitemaps read from indexes, in all; default `SITEMAP_MAX_CHILDREN` (50). */
@@ -130,7 +143,7 @@ export async function collectSitemapUrls(
   let sitemapsRead = 0;
   let children = 0;
   for (let item = queue.shift(); item !== undefined && urls.length < options.maxPages; item = queue.shift()) {
-    const sitemap = await fetchSitemap(item.url, options.fetch);
+    const sitemap = await fetchSitemap(item.url, options);
     sitemapsRead += 1;
     if (sitemap.kind === 'invalid') {
       if (item.depth === 0) return { ok: false, reason: sitemap.reason };
@@ -160,14 +173,22 @@ export async function collectSitemapUrls(
   return { ok: true, urls, sitemapsRead, failures };
 }
 
-/** Fetches and parses one sitemap; failures (guard, HTTP, XML) come back as `invalid` with the reason. */
-async function fetchSitemap(url: string, fetchPage: FetchPage): Promise<Sitemap> {
-  const fetched = await fetchPage(url, { maxBytes: SITEMAP_MAX_BYTES });
+/** Fetches and parses one sitemap; failures (guard, HTTP, XML, limits) come back as `invalid` with the reason. */
+async function fetchSitemap(url: string, options: CollectSitemapOptions): Promise<Sitemap> {
+  const fetched = await options.fetch(url, { maxBytes: SITEMAP_MAX_BYTES });
   if (!fetched.ok) return { kind: 'invalid', reason: fetched.reason };
   if (fetched.status < 200 || fetched.status > 299) {
     return { kind: 'invalid', reason: `failed: ${url} answered HTTP ${fetched.status}` };
   }
-  const sitemap = parseSitemap(fetched.body);
+  let sitemap: Sitemap;
+  try {
+    sitemap = await options.readSitemap(fetched.body);
+  } catch (error) {
+    return {
+      kind: 'invalid',
+      reason: `failed: ${url} ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
   if (sitemap.kind !== 'invalid') return sitemap;
   return { kind: 'invalid', reason: `failed: ${url} is not a readable sitemap (${sitemap.reason})` };
 }

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
 import { declareUncompressedSize, fixture, pdfOf } from '../../../test/support/upload-files.js';
 import { detectUploadType } from './detect-upload-type.js';
-import { extractUploadText, MAX_PDF_PAGES } from './extract-upload-text.js';
+import { extractUploadText, MAX_PDF_PAGES, MAX_TEXT_CHARS } from './extract-upload-text.js';
 
 /** Detects a fixture's type from its bytes and extracts it, as the ingest path does. */
 async function extractFixture(name: string): Promise<{ text: string; title?: string }> {
@@ -138,6 +138,24 @@ describe('extractUploadText: damaged or oversized files', () => {
     await assert.rejects(
       extractUploadText(new Uint8Array([0xff, 0xfe, 0x41]), 'txt'),
       /the text file could not be read/,
+    );
+  });
+
+  test(`text of ${MAX_TEXT_CHARS} characters is read; one more is refused`, async () => {
+    const { text } = await extractUploadText(strToU8('a'.repeat(MAX_TEXT_CHARS)), 'txt');
+    assert.equal(text.length, MAX_TEXT_CHARS);
+    await assert.rejects(
+      extractUploadText(strToU8('a'.repeat(MAX_TEXT_CHARS + 1)), 'txt'),
+      /^Error: the text file is too large: its text is longer than 2,000,000 characters/,
+    );
+  });
+
+  test('a PDF stops at the page whose text crosses the cap', async () => {
+    // Three pages of "Page text" (9 characters) joined by blank lines: 9 + 2 + 9 + 2 + 9 = 31.
+    assert.equal((await extractUploadText(buildPdf(3), 'pdf', { maxTextChars: 31 })).text.length, 31);
+    await assert.rejects(
+      extractUploadText(buildPdf(3), 'pdf', { maxTextChars: 30 }),
+      /the PDF file is too large: its text is longer than 30 characters/,
     );
   });
 

@@ -1,23 +1,31 @@
 import mammoth from 'mammoth';
-import { extractText, getDocumentProxy, getMeta } from 'unpdf';
+import { getDocumentProxy, getMeta } from 'unpdf';
 import WordExtractor from 'word-extractor';
 import type { UploadType } from './detect-upload-type.js';
+import { decodeUtf8, type ExtractedUpload, extractPlainText, normaliseText } from './extract-plain-text.js';
 import { odtContentText } from './odt-content-text.js';
 import { repackWithinLimits, unzipWithinLimits } from './unzip-within-limits.js';
 import { UploadLimitError } from './upload-limit-error.js';
 import { workbookText } from './workbook-text.js';
 
+export type { ExtractedUpload } from './extract-plain-text.js';
 export { MAX_UNZIPPED_BYTES, MAX_ZIP_ENTRIES } from './unzip-within-limits.js';
 export { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, MAX_SHEETS } from './workbook-text.js';
 
 /** Most PDF pages read; a longer PDF is refused rather than cut short silently. */
 export const MAX_PDF_PAGES = 2_000;
 
-/** What an upload reads as: its text and, when the file names one, its title. */
-export type ExtractedUpload = { text: string; title?: string };
+/**
+ * Most characters of text one upload may yield: the same cap as a pasted text source's text
+ * (the contract's 2,000,000). A longer text is refused rather than cut short silently.
+ */
+export const MAX_TEXT_CHARS = 2_000_000;
 
-/** Human names of the types, for error messages. */
-const TYPE_NAMES: Readonly<Record<UploadType, string>> = {
+/** Options of {@link extractUploadText}. */
+export type ExtractOptions = { maxTextChars?: number };
+
+/** Human names of the types, for messages to the admin. */
+export const UPLOAD_TYPE_NAMES: Readonly<Record<UploadType, string>> = {
   pdf: 'PDF',
   docx: 'Word (.docx)',
   doc: 'Word 97 (.doc)',
@@ -35,26 +43,58 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** LF line endings, no BOM, no trailing blank lines. */
-function normaliseText(text: string): string {
-  return text
-    .replace(/^\uFEFF/, '')
-    .replace(/\r\n?/g, '\n')
-    .trimEnd();
+/** A document pdf.js opened. */
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+/** Throws when `length` characters of text are over the cap. */
+function checkTextLength(length: number, maxTextChars: number): void {
+  if (length > maxTextChars) {
+    throw new UploadLimitError(
+      `its text is longer than ${maxTextChars.toLocaleString('en-US')} characters, the most one upload may hold`,
+    );
+  }
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
-  // The detector already proved the bytes are UTF-8; fatal keeps a caller's mistake loud.
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+/**
+ * One page's text as pdf.js lays it out: its items in order, a newline where an item ends a
+ * line. Items are read as pdf.js streams them, and reading stops once the page holds more than
+ * `budget` characters: a content stream that inflates to gigabytes of text is given up after a
+ * few megabytes of it.
+ */
+async function pageText(pdf: PdfDocument, pageNumber: number, budget: number): Promise<string> {
+  const page = await pdf.getPage(pageNumber);
+  const reader = page.streamTextContent().getReader();
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text;
+      for (const item of textItems(value)) text += item.hasEOL ? `${item.str}\n` : item.str;
+      if (text.length > budget) return text;
+    }
+  } finally {
+    // pdf.js wants a reason, and its text task waits on the stream until it is cancelled: without
+    // this, destroying the document would wait forever for a page left half read.
+    await reader.cancel(new Error('enough text was read')).catch(() => undefined);
+    page.cleanup();
+  }
 }
 
-/** The first level-one ATX heading (`# Title`) of a Markdown document. */
-function markdownTitle(text: string): string | undefined {
-  const title = /^ {0,3}# +(.+?)(?: +#+)? *$/m.exec(text)?.[1]?.trim();
-  return title === undefined || title === '' ? undefined : title;
+/** The text items of one streamed chunk of pdf.js text content (`{items: [{str, hasEOL}, …]}`). */
+function textItems(chunk: unknown): Array<{ str: string; hasEOL: boolean }> {
+  const items: unknown =
+    typeof chunk === 'object' && chunk !== null ? Reflect.get(chunk, 'items') : undefined;
+  if (!Array.isArray(items)) return [];
+  const result: Array<{ str: string; hasEOL: boolean }> = [];
+  for (const item of items) {
+    const str: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'str') : undefined;
+    // Marked-content items have no `str`; they carry no text.
+    if (typeof str === 'string') result.push({ str, hasEOL: Reflect.get(item, 'hasEOL') === true });
+  }
+  return result;
 }
 
-async function extractPdf(bytes: Uint8Array): Promise<ExtractedUpload> {
+async function extractPdf(bytes: Uint8Array, maxTextChars: number): Promise<ExtractedUpload> {
   // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy. No eval for
   // fonts (defence in depth after CVE-2024-4367), and no warnings on the console.
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, verbosity: 0 });
@@ -62,8 +102,17 @@ async function extractPdf(bytes: Uint8Array): Promise<ExtractedUpload> {
     if (pdf.numPages > MAX_PDF_PAGES) {
       throw new UploadLimitError(`the PDF has ${pdf.numPages} pages; at most ${MAX_PDF_PAGES} are accepted`);
     }
-    const { text } = await extractText(pdf, { mergePages: false });
-    const pages = text.map((page) => normaliseText(page).trim()).filter((page) => page !== '');
+    // Page by page, not all at once, so memory holds one page's content and a PDF past the
+    // text cap stops at the page that crosses it.
+    const pages: string[] = [];
+    let length = 0;
+    for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber += 1) {
+      const text = normaliseText(await pageText(pdf, pageNumber, maxTextChars - length)).trim();
+      if (text === '') continue;
+      length += text.length + (pages.length > 0 ? 2 : 0);
+      checkTextLength(length, maxTextChars);
+      pages.push(text);
+    }
     const { info } = await getMeta(pdf);
     const title: unknown = info.Title;
     const result: ExtractedUpload = { text: pages.join('\n\n') };
@@ -98,17 +147,14 @@ function extractWorkbook(bytes: Uint8Array, type: 'xlsx' | 'xls' | 'ods'): Extra
   return { text: workbookText(asBuffer(input)) };
 }
 
-function extractPlainText(bytes: Uint8Array, type: 'csv' | 'md' | 'txt'): ExtractedUpload {
-  const text = normaliseText(decodeUtf8(bytes));
-  if (type !== 'md') return { text };
-  const title = markdownTitle(text);
-  return title === undefined ? { text } : { text, title };
-}
-
-async function extractByType(bytes: Uint8Array, type: UploadType): Promise<ExtractedUpload> {
+async function extractByType(
+  bytes: Uint8Array,
+  type: UploadType,
+  maxTextChars: number,
+): Promise<ExtractedUpload> {
   switch (type) {
     case 'pdf':
-      return extractPdf(bytes);
+      return extractPdf(bytes, maxTextChars);
     case 'docx':
       return extractDocx(bytes);
     case 'doc':
@@ -128,13 +174,23 @@ async function extractByType(bytes: Uint8Array, type: UploadType): Promise<Extra
 
 /**
  * Extracts the readable text of an upload whose type {@link detectUploadType} decided, offline.
- * Throws an Error with a message for the admin when the file is damaged or over a cap.
+ * Throws an Error with a message for the admin when the file is damaged or over a cap (pages,
+ * archive size, or `maxTextChars` of text, default {@link MAX_TEXT_CHARS}). Runs the parsers on
+ * the calling thread: the service calls it inside a bounded worker (extraction/), which also
+ * caps the heap and the time.
  */
-export async function extractUploadText(bytes: Uint8Array, type: UploadType): Promise<ExtractedUpload> {
+export async function extractUploadText(
+  bytes: Uint8Array,
+  type: UploadType,
+  options: ExtractOptions = {},
+): Promise<ExtractedUpload> {
+  const maxTextChars = options.maxTextChars ?? MAX_TEXT_CHARS;
   try {
-    return await extractByType(bytes, type);
+    const extracted = await extractByType(bytes, type, maxTextChars);
+    checkTextLength(extracted.text.length, maxTextChars);
+    return extracted;
   } catch (error) {
-    const name = TYPE_NAMES[type];
+    const name = UPLOAD_TYPE_NAMES[type];
     if (error instanceof UploadLimitError) throw new Error(`the ${name} file is too large: ${error.message}`);
     const detail = error instanceof Error ? error.message : String(error);
     throw new Error(`the ${name} file could not be read; it may be damaged (${detail})`, { cause: error });

@@ -1,5 +1,6 @@
 import { type CrawledPage, type CrawlResult, crawlSite, crawlSitemap } from '../../crawl/crawl-site.js';
 import { guardedFetcher } from '../../crawl/fetch-page.js';
+import { extractionPool } from '../../extraction/shared-extraction-pool.js';
 import type { JobContext, JobQueue } from '../../queue/job-queue.js';
 import { sha256Hex } from '../../security/hashing.js';
 import { upsertDocuments } from '../../services/knowledge/documents.js';
@@ -37,6 +38,8 @@ export async function runCrawlSource(context: JobContext, source: SourceRef): Pr
   };
   const options = {
     fetchPage: guardedFetcher({ allow: context.safeUrlAllow ?? [] }),
+    // Pages and sitemaps are parsed in bounded worker threads: a hostile one fails alone.
+    reader: extractionPool(),
     maxPages: positive(source.config.max_pages),
     maxDepth: positive(source.config.max_depth),
     ...(context.crawlDelayMs !== undefined ? { minDelayMs: context.crawlDelayMs } : {}),

@@ -1,6 +1,8 @@
 import { decodeHtml } from '../../crawl/fetch-page.js';
-import { readHtmlPage } from '../../crawl/read-html-page.js';
 import { CRAWLER_USER_AGENT } from '../../crawl/robots.js';
+import { PageReadError } from '../../extraction/extraction-pool.js';
+import { extractionPool } from '../../extraction/shared-extraction-pool.js';
+import { MAX_TEXT_CHARS } from '../../ingest/uploads/extract-upload-text.js';
 import { safeFetch } from '../../outbound/index.js';
 import { defineJob, type JobContext } from '../../queue/job-queue.js';
 import { FETCH_RETRY_LIMIT, fetchSourceSpec } from '../../queue/job-specs.js';
@@ -112,7 +114,14 @@ async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<v
     await failRun(context.db, sourceId, `failed: ${fetched.url} answered HTTP ${fetched.status}`);
     return;
   }
-  const page = readPage(fetched.body, fetched.contentType, fetched.url);
+  let page: Page;
+  try {
+    page = await readPage(fetched.body, fetched.contentType, fetched.url);
+  } catch (error) {
+    if (!(error instanceof PageReadError)) throw error;
+    await failRun(context.db, sourceId, `failed: ${fetched.url} ${error.message}`);
+    return;
+  }
   if (page.text === '') {
     await failRun(context.db, sourceId, `failed: ${fetched.url} has no readable text`);
     return;
@@ -122,14 +131,21 @@ async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<v
 
 type Page = { url: string; title: string; text: string; hash: string; lang: string | null };
 
-/** Readable text of the body: HTML through Readability and html-to-text, plain text as it is. */
-function readPage(body: Buffer, contentType: string, url: string): Page {
+/**
+ * Readable text of the body: HTML through Readability and html-to-text in an extraction
+ * thread (bounded heap and time), plain text as it is. Rejects with {@link PageReadError} when
+ * the page cannot be read within the limits or has more text than a source may hold.
+ */
+async function readPage(body: Buffer, contentType: string, url: string): Promise<Page> {
   if (HTML_TYPES.test(contentType)) {
-    const page = readHtmlPage(decodeHtml(body, contentType), url);
+    const page = await extractionPool().readPage(decodeHtml(body, contentType), url);
     const title = page.title || url;
     return { url, title, text: page.text, hash: sha256Hex(`${title}\n${page.text}`), lang: page.lang };
   }
   const text = decodeHtml(body, contentType).replace(/\r\n?/g, '\n').trim();
+  if (text.length > MAX_TEXT_CHARS) {
+    throw new PageReadError(`has more than ${MAX_TEXT_CHARS.toLocaleString('en-US')} characters of text`);
+  }
   return { url, title: url, text, hash: sha256Hex(`${url}\n${text}`), lang: null };
 }
 

@@ -7,8 +7,8 @@ import {
   UPLOAD_NAME_MAX_CHARS,
 } from '@service/contract';
 import { validationError } from '../../errors/app-error.js';
+import { extractionPool } from '../../extraction/shared-extraction-pool.js';
 import { detectUploadType, fileNameExtension } from '../../ingest/uploads/detect-upload-type.js';
-import { extractUploadText } from '../../ingest/uploads/extract-upload-text.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
@@ -68,7 +68,7 @@ async function prepareUpload(
   if (!detected.ok) return { ok: false, message: `${name}: ${detected.reason}` };
   let extracted: { text: string; title?: string };
   try {
-    extracted = await extractUploadText(file.bytes, detected.type);
+    extracted = await extractionPool().extractUpload(file.bytes, detected.type);
   } catch (error) {
     return { ok: false, message: `${name}: ${error instanceof Error ? error.message : String(error)}` };
   }

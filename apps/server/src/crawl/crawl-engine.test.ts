@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { SafeFetchResult } from '../outbound/index.js';
+import { type CrawledPage, createCrawlEngine, type ReadPage } from './crawl-engine.js';
+import { readHtmlPage } from './read-html-page.js';
+import { parseRobots } from './robots.js';
+
+const ORIGIN = 'https://shop.example';
+
+/** A chain of pages /p/0 → /p/1 → /p/2, served from memory: no request leaves the process. */
+function fetchChain(url: string): Promise<SafeFetchResult> {
+  const index = Number(/\/p\/(\d+)$/.exec(url)?.[1] ?? Number.NaN);
+  const next = index < 2 ? `<a href="/p/${index + 1}">next</a>` : '';
+  const body = `<html><head><title>Page ${index}</title></head><body><main><p>Words of page ${index}.</p>${next}</main></body></html>`;
+  return Promise.resolve({
+    ok: true,
+    status: 200,
+    url,
+    headers: {},
+    body: Buffer.from(body),
+    contentType: 'text/html; charset=utf-8',
+  });
+}
+
+async function crawlChain(
+  readPage: ReadPage,
+): Promise<{ pages: CrawledPage[]; run: ReturnType<typeof createCrawlEngine> }> {
+  const pages: CrawledPage[] = [];
+  const run = createCrawlEngine({
+    origin: ORIGIN,
+    robots: parseRobots(`${ORIGIN}/robots.txt`, ''),
+    fetchPage: fetchChain,
+    readPage,
+    onPage: async (page) => {
+      pages.push(page);
+    },
+    maxPages: 10,
+    maxDepth: 10,
+    concurrency: 1,
+    delayMs: 0,
+    deadline: Number.POSITIVE_INFINITY,
+    now: () => 0,
+    signal: undefined,
+  });
+  return { pages, run };
+}
+
+describe('crawl engine: reading pages', () => {
+  test('every page goes through readPage, with its final URL', async () => {
+    const read: string[] = [];
+    const { pages, run } = await crawlChain(async (html, url) => {
+      read.push(url);
+      return readHtmlPage(html, url);
+    });
+    run.enqueue(`${ORIGIN}/p/0`, 0);
+    const summary = await run.run();
+    assert.deepEqual(read, [`${ORIGIN}/p/0`, `${ORIGIN}/p/1`, `${ORIGIN}/p/2`]);
+    assert.deepEqual(
+      pages.map((page) => page.title),
+      ['Page 0', 'Page 1', 'Page 2'],
+    );
+    assert.equal(summary.pages, 3);
+  });
+
+  test('a page readPage rejects fails alone, with its reason; the crawl goes on', async () => {
+    const { pages, run } = await crawlChain(async (html, url) => {
+      if (url.endsWith('/p/1'))
+        throw new Error('could not be read within the limits: it takes longer than 60 s to read');
+      return readHtmlPage(html, url);
+    });
+    run.enqueue(`${ORIGIN}/p/0`, 0);
+    run.enqueue(`${ORIGIN}/p/2`, 0);
+    const summary = await run.run();
+    assert.deepEqual(
+      pages.map((page) => page.url),
+      [`${ORIGIN}/p/0`, `${ORIGIN}/p/2`],
+    );
+    assert.deepEqual(summary.failures, [
+      {
+        url: `${ORIGIN}/p/1`,
+        reason: `failed: ${ORIGIN}/p/1 could not be read within the limits: it takes longer than 60 s to read`,
+      },
+    ]);
+    assert.equal(summary.skipped.errors, 1);
+    assert.equal(summary.stoppedBy, 'done');
+  });
+});

@@ -1,0 +1,65 @@
+import { Worker } from 'node:worker_threads';
+
+/** What a health probe saw: requests answered, the slowest answer, and requests that failed. */
+export type HealthReport = { samples: number; maxMs: number; failures: number };
+
+/** A running probe of a health URL; `stop` ends it and reports. */
+export type HealthProbe = { stop(): Promise<HealthReport> };
+
+// Plain CommonJS run in its own thread: its event loop is not the server's, so a server that
+// blocks its loop shows up as a slow answer here (a poller on the server's loop would be blocked
+// with it and see nothing). A request still unanswered when the probe stops counts as its wait.
+const PROBE_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { setTimeout: sleep } = require('node:timers/promises');
+let stopping = false;
+let samples = 0;
+let maxMs = 0;
+let failures = 0;
+let since = null;
+const get = () => new Promise((resolve) => {
+  const request = http.get(workerData.url, { agent: false }, (response) => {
+    response.resume();
+    response.on('end', () => resolve(response.statusCode === 200));
+  });
+  request.on('error', () => resolve(false));
+});
+parentPort.on('message', () => {
+  stopping = true;
+  if (since !== null) maxMs = Math.max(maxMs, performance.now() - since);
+  parentPort.postMessage({ samples, maxMs, failures });
+  parentPort.close();
+});
+(async () => {
+  while (!stopping) {
+    since = performance.now();
+    const ok = await get();
+    if (stopping) break;
+    maxMs = Math.max(maxMs, performance.now() - since);
+    since = null;
+    samples += 1;
+    if (!ok) failures += 1;
+    await sleep(workerData.intervalMs);
+  }
+})();
+`;
+
+/**
+ * Polls `url` every `intervalMs` from a separate thread, measuring each answer's latency over
+ * real HTTP, until `stop` is called.
+ */
+export function probeHealth(url: string, intervalMs = 100): HealthProbe {
+  const worker = new Worker(PROBE_SOURCE, { eval: true, workerData: { url, intervalMs } });
+  return {
+    stop: () =>
+      new Promise<HealthReport>((resolve, reject) => {
+        worker.once('message', (report: HealthReport) => {
+          void worker.terminate();
+          resolve(report);
+        });
+        worker.once('error', reject);
+        worker.postMessage('stop');
+      }),
+  };
+}
