@@ -75,6 +75,11 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
     process.stdout.write(`${USAGE}\n`);
     return command || values.help ? 0 : 1;
   }
+  // The one command that runs without APP_KEY (it makes one, and needs no store): answered
+  // before the config is read. Every other command gets a KeyedConfig from ensureAppKey before
+  // it builds anything (key:rotate after its DATA_DIR lock; a data command through the running
+  // service, which has its key, or locally); on PostgreSQL loadConfig refuses a missing
+  // APP_KEY with a message naming key:generate.
   if (command === 'key:generate') {
     process.stdout.write(`${generateAppKey()}\n`);
     return 0;
