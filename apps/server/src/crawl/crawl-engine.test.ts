@@ -85,3 +85,38 @@ describe('crawl engine: reading pages', () => {
     assert.equal(summary.stoppedBy, 'done');
   });
 });
+
+describe('crawl engine: the budget timer and the clock', () => {
+  test('a wake-up the clock does not agree with yet never spins the loop: the pages in flight finish', async () => {
+    // The timer fires after 5 ms of real time while the injected clock stays before the
+    // deadline; each page takes a real 20 ms to arrive. The crawl must go on waiting for its
+    // pages (an older loop raced the fired wake-up forever and never let the I/O in).
+    const pages: CrawledPage[] = [];
+    const run = createCrawlEngine({
+      origin: ORIGIN,
+      robots: parseRobots(`${ORIGIN}/robots.txt`, ''),
+      fetchPage: async (url) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return fetchChain(url);
+      },
+      readPage: async (html, url) => readHtmlPage(html, url),
+      onPage: async (page) => {
+        pages.push(page);
+      },
+      maxPages: 10,
+      maxDepth: 10,
+      concurrency: 1,
+      delayMs: 0,
+      deadline: 5,
+      now: () => 0,
+      signal: undefined,
+    });
+    run.enqueue(`${ORIGIN}/p/0`, 0);
+    const summary = await run.run();
+    assert.equal(summary.stoppedBy, 'done');
+    assert.deepEqual(
+      pages.map((page) => page.title),
+      ['Page 0', 'Page 1', 'Page 2'],
+    );
+  });
+});

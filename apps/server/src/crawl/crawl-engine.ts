@@ -219,7 +219,10 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
           active.add(task);
         }
         if (active.size === 0) break;
-        await Promise.race([...active, woken]);
+        // Once the wake-up has fired it stays resolved: racing it again would spin through
+        // microtasks without ever yielding to the I/O the pages wait on (seen when `now` and the
+        // budget timer disagree, as with a test clock on a loaded machine). Wait for a page then.
+        await Promise.race(wake.signal.aborted ? [...active] : [...active, woken]);
       }
       await Promise.allSettled([...active]);
     } finally {
