@@ -71,6 +71,7 @@ describe('hostile pages and sitemaps: read in bounded threads, each fails alone'
     const res = await injectJson(t.app, 'POST', `/api/v1/admin/agents/${agentId}/sources`, body, acme.auth);
     const source = expectData(res, 201, ZSource);
     const probe = probeHealth(`${origin}/healthz`);
+    await probe.ready;
     let health: HealthReport;
     try {
       await runFetchJob(t, source.id);

@@ -56,6 +56,7 @@ describe('hostile uploads: each fails alone with a clear reason, and /healthz ke
   /** Uploads over real HTTP while another thread polls /healthz every 100 ms. */
   const uploadWhileProbing = async (files: FilePart[]) => {
     const probe = probeHealth(`${origin}/healthz`);
+    await probe.ready;
     const body = multipartBody(files);
     let response: Response;
     let health: HealthReport;

@@ -3,8 +3,8 @@ import { Worker } from 'node:worker_threads';
 /** What a health probe saw: requests answered, the slowest answer, and requests that failed. */
 export type HealthReport = { samples: number; maxMs: number; failures: number };
 
-/** A running probe of a health URL; `stop` ends it and reports. */
-export type HealthProbe = { stop(): Promise<HealthReport> };
+/** A running probe of a health URL: `ready` once it has one answer, `stop` ends it and reports. */
+export type HealthProbe = { ready: Promise<void>; stop(): Promise<HealthReport> };
 
 // Plain CommonJS run in its own thread: its event loop is not the server's, so a server that
 // blocks its loop shows up as a slow answer here (a poller on the server's loop would be blocked
@@ -28,7 +28,7 @@ const get = () => new Promise((resolve) => {
 parentPort.on('message', () => {
   stopping = true;
   if (since !== null) maxMs = Math.max(maxMs, performance.now() - since);
-  parentPort.postMessage({ samples, maxMs, failures });
+  parentPort.postMessage({ type: 'report', report: { samples, maxMs, failures } });
   parentPort.close();
 });
 (async () => {
@@ -40,6 +40,7 @@ parentPort.on('message', () => {
     since = null;
     samples += 1;
     if (!ok) failures += 1;
+    if (samples === 1) parentPort.postMessage({ type: 'ready' });
     await sleep(workerData.intervalMs);
   }
 })();
@@ -47,18 +48,27 @@ parentPort.on('message', () => {
 
 /**
  * Polls `url` every `intervalMs` from a separate thread, measuring each answer's latency over
- * real HTTP, until `stop` is called.
+ * real HTTP, until `stop` is called. Await `ready` before the work under test, so the probe is
+ * polling (and has a baseline answer) before it starts.
  */
 export function probeHealth(url: string, intervalMs = 100): HealthProbe {
   const worker = new Worker(PROBE_SOURCE, { eval: true, workerData: { url, intervalMs } });
+  const reports: Array<(report: HealthReport) => void> = [];
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: { type: 'ready' } | { type: 'report'; report: HealthReport }) => {
+      if (message.type === 'ready') resolve();
+      else for (const deliver of reports.splice(0)) deliver(message.report);
+    });
+    worker.once('error', reject);
+  });
   return {
+    ready,
     stop: () =>
-      new Promise<HealthReport>((resolve, reject) => {
-        worker.once('message', (report: HealthReport) => {
+      new Promise<HealthReport>((resolve) => {
+        reports.push((report) => {
           void worker.terminate();
           resolve(report);
         });
-        worker.once('error', reject);
         worker.postMessage('stop');
       }),
   };
