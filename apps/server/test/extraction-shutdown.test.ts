@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ZAgent } from '@service/contract';
 import { z } from 'zod';
+import { ensureAppKey } from '../src/config/app-key.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logger.js';
 import { startService } from '../src/service.js';
@@ -24,16 +25,19 @@ function workerThreads(): number {
 test('stopping the service terminates the extraction threads an upload started', {
   timeout: 180_000,
 }, async () => {
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
-    BCRYPT_COST: '4',
-    LOG_LEVEL: 'silent',
-    DEMO_SEED: 'false',
-    EXTRACT_WORKERS: '1',
-  });
+  const config = await ensureAppKey(
+    loadConfig({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+      BCRYPT_COST: '4',
+      LOG_LEVEL: 'silent',
+      DEMO_SEED: 'false',
+      EXTRACT_WORKERS: '1',
+    }),
+    () => undefined,
+  );
   const service = await startService(config, createLogger('silent'), { worker: false });
   // Threads of other parts (the test runner's, the store's) are counted out.
   const others = workerThreads();

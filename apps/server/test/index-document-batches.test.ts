@@ -19,11 +19,15 @@ import {
   workerContext,
 } from './support/test-app.js';
 
-/** A text of `sections` titled sections; each title starts a chunk, so it makes that many chunks. */
-function sectionedText(sections: number): string {
+/**
+ * A text of `sections` titled sections; each title starts a chunk, so it makes that many chunks.
+ * `filler` words lengthen each section (8,000 sections with 28 are just under 2,000,000 characters).
+ */
+function sectionedText(sections: number, filler = 0): string {
+  const words = ' parcel'.repeat(filler);
   return Array.from(
     { length: sections },
-    (_, i) => `Section ${i + 1}\n\nParcel ${i + 1} leaves the depot on day ${(i % 7) + 1}.`,
+    (_, i) => `Section ${i + 1}\n\nParcel ${i + 1} leaves the depot on day ${(i % 7) + 1}.${words}`,
   ).join('\n\n');
 }
 
@@ -70,8 +74,9 @@ describe('index jobs write long documents in batches', () => {
     return row;
   };
 
-  test('a text of more than 7,300 chunks is indexed whole and reaches indexed', async () => {
-    const text = sectionedText(8_000);
+  test('a 2 MB text of more than 7,300 chunks is indexed whole and reaches indexed', async () => {
+    const text = sectionedText(8_000, 28);
+    assert.ok(text.length > 1_900_000 && text.length <= 2_000_000, `${text.length} characters`);
     const expected = chunkText(text);
     assert.equal(expected.length, 8_000);
     const { source, documentId } = await createText(text);

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type TSource, ZSource } from '@service/contract';
 import { sql } from 'kysely';
 import { JOB_DEFINITIONS } from '../src/jobs/definitions.js';
+import { embedChunksJob } from '../src/jobs/embed-chunks.js';
 import { indexDocumentJob } from '../src/jobs/index-document.js';
 import { createLogger } from '../src/logger.js';
 import { INTERRUPTED_MESSAGE } from '../src/queue/job-failures.js';
@@ -218,5 +219,23 @@ describe('jobs interrupted by a stop are retried at start, or given up with the 
     // The superseded one was left to the newer fetch, or found settled by it: no error either way.
     const left = lines.filter((line) => /newer job with the same payload|already settled/.test(line.msg));
     assert.ok(left.length >= 1, JSON.stringify(lines.map((line) => line.msg)));
+  });
+
+  test('a later embedding run that writes the vectors takes the note away', async (ctx) => {
+    const agentId = ids.otherAgent;
+    if (!agentId || !ids.vectors || !t.embeddings) return ctx.skip('no vectors on this engine');
+    await embedChunksJob.handle(
+      { agentId },
+      {
+        db: t.database.db,
+        log: createLogger('silent'),
+        jobId: 'x',
+        attempt: 1,
+        embeddings: t.embeddings,
+      },
+    );
+    const vectors = await source(ids.vectors);
+    assert.equal(vectors.status, 'indexed');
+    assert.equal(vectors.error, null);
   });
 });

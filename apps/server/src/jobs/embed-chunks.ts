@@ -4,7 +4,7 @@ import type { Queryable } from '../db/queryable.js';
 import { type EmbeddingProvider, toVectorLiteral } from '../embeddings/index.js';
 import { defineJob, type JobContextOf, type JobQueue } from '../queue/job-queue.js';
 import { EMBED_RETRY_LIMIT, embedChunksSpec } from '../queue/job-specs.js';
-import { settleSources } from '../services/knowledge/source-run.js';
+import { reopenVectorlessSources, settleSources } from '../services/knowledge/source-run.js';
 
 /** An embedding run that wrote at least this many vectors refreshes the planner statistics. */
 const ANALYZE_AFTER = 1000;
@@ -14,8 +14,9 @@ const ANALYZE_AFTER = 1000;
  * time (provider calls happen outside any transaction, so a slow embeddings server never holds
  * the store), then drops vectors no chunk uses any more and vectors of other providers. Keyed
  * per agent: however many documents are indexed at once, one run catches up with all of them.
- * At the end it settles the agent's `indexing` sources (their vectors are now written); when its
- * last attempt fails (or the run fails for good otherwise: out of time, interrupted), they are
+ * At the end it settles the agent's `indexing` sources (their vectors are now written), and
+ * those an earlier run gave up on (they lose its note once complete). When its last attempt
+ * fails (or the run fails for good otherwise: out of time, interrupted), the `indexing` ones are
  * settled without vectors and their `error` says so.
  */
 export const embedChunksJob = defineJob({
@@ -31,7 +32,11 @@ export const embedChunksJob = defineJob({
       }
       throw error;
     }
-    await settleSources(db, await indexingSourcesOf(db, agentId), { embeddingsKey: embeddings.key });
+    // Sources an earlier run gave up on carry its note: settled again, they lose it when complete.
+    await db.transaction().execute(async (trx) => {
+      await reopenVectorlessSources(trx, agentId);
+      await settleSources(trx, await indexingSourcesOf(trx, agentId), { embeddingsKey: embeddings.key });
+    });
   },
   async giveUp({ agentId }, { db, embeddings }) {
     // Sources waiting for these vectors would otherwise stay `indexing`; they settle as usable

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type PgBoss from 'pg-boss';
 import type { DB } from '../db/schema.js';
+import type { JobContext, JobDefinition } from './job-queue.js';
 
 /** The pgboss schema (kept here too, so this file needs nothing from job-queue.ts). */
 const SCHEMA = 'pgboss';
@@ -91,4 +92,31 @@ export async function hasLiveJob(db: Kysely<DB>, name: string, data: unknown): P
     where name = ${name} and state < 'completed' and data = ${JSON.stringify(data)}::jsonb
     limit 1`.execute(db);
   return result.rows.length > 0;
+}
+
+/**
+ * Settles one entry of a job's dead-letter queue (a job that failed for good): its definition's
+ * `giveUp` runs with the reason read from pg-boss's output, unless a job with the same payload
+ * still waits or runs. A give-up that changed something is logged at error level.
+ */
+export async function settleGivenUpJob(
+  definition: JobDefinition<unknown>,
+  giveUp: NonNullable<JobDefinition<unknown>['giveUp']>,
+  job: { data: unknown; output: unknown },
+  context: JobContext,
+): Promise<void> {
+  const { log } = context;
+  const payload = definition.payload.safeParse(job.data);
+  if (!payload.success) {
+    log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
+    return;
+  }
+  if (await hasLiveJob(context.db, definition.name, job.data)) {
+    log.info('a newer job with the same payload is waiting; it settles the outcome');
+    return;
+  }
+  const reason = failureClause(job.output);
+  if (await giveUp(payload.data, context, reason))
+    log.error({ payload: payload.data, reason }, `${definition.name} failed for good: it ${reason}`);
+  else log.debug({ payload: payload.data }, `${definition.name} failed for good; already settled`);
 }

@@ -8,12 +8,12 @@ import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import {
   deadLetterQueueOf,
-  failureClause,
-  hasLiveJob,
   type InterruptedJob,
   retryInterruptedJobs,
+  settleGivenUpJob,
 } from './job-failures.js';
 import { holdLease, type JobLease } from './job-lease.js';
+import { declareQueue, expiryOf } from './queue-options.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -143,25 +143,7 @@ export class JobQueue {
     for (const definition of options.definitions) {
       if (byName.has(definition.name)) throw new Error(`job ${definition.name} is defined twice`);
       byName.set(definition.name, definition);
-      // A job with something to settle when it fails for good gets a dead-letter queue, created
-      // first (the job queue refers to it).
-      const deadLetter = definition.giveUp ? deadLetterQueueOf(definition.name) : undefined;
-      if (deadLetter) {
-        const deadOptions = { name: deadLetter, retryLimit: 5, retryDelay: 10, retryBackoff: true };
-        await boss.createQueue(deadLetter, deadOptions);
-        await boss.updateQueue(deadLetter, deadOptions);
-      }
-      const queueOptions = {
-        name: definition.name,
-        policy: definition.policy ?? 'standard',
-        retryLimit: definition.retryLimit ?? 5,
-        retryDelay: definition.retryDelaySeconds ?? 10,
-        retryBackoff: definition.retryBackoff ?? true,
-        expireInSeconds: expiryOf(definition),
-        ...(deadLetter ? { deadLetter } : {}),
-      };
-      await boss.createQueue(definition.name, queueOptions);
-      await boss.updateQueue(definition.name, queueOptions);
+      await declareQueue(boss, definition);
     }
     return new JobQueue(boss, options.db, options.log, byName, options.lease);
   }
@@ -306,16 +288,6 @@ export class JobQueue {
       async (jobs) => {
         for (const job of jobs) {
           const log = this.log.child({ job: name, jobId: job.id });
-          const payload = definition.payload.safeParse(job.data);
-          if (!payload.success) {
-            log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
-            continue;
-          }
-          if (await hasLiveJob(this.db, definition.name, job.data)) {
-            log.info('a newer job with the same payload is waiting; it settles the outcome');
-            continue;
-          }
-          const reason = failureClause(job.output);
           const context = {
             db: this.db,
             log,
@@ -324,10 +296,7 @@ export class JobQueue {
             ...services,
             queue: this,
           };
-          const changed = await giveUp(payload.data, context, reason);
-          if (changed)
-            log.error({ payload: payload.data, reason }, `${definition.name} failed for good: it ${reason}`);
-          else log.debug({ payload: payload.data }, `${definition.name} failed for good; already settled`);
+          await settleGivenUpJob(definition, giveUp, job, context);
         }
       },
     );
@@ -367,9 +336,4 @@ function within(db: Queryable | undefined): {
       executeSql: (text: string, values: unknown[] = []) => db.executeQuery(CompiledQuery.raw(text, values)),
     },
   };
-}
-
-/** A queue's expiry: the longest one run may take (pg-boss's worker gives up on it then). */
-function expiryOf(definition: JobSpec<unknown>): number {
-  return definition.expireInSeconds ?? 15 * 60;
 }

@@ -73,6 +73,9 @@ export async function removeDocumentsExcept(
   return Number(result.numDeletedRows);
 }
 
+/** What a source's `error` says when its embedding run gave up (the source stays usable). */
+export const VECTORS_FAILED_NOTE = 'vectors could not be computed; full-text search only';
+
 /** How {@link settleSources} decides that a source's vectors are written. */
 export type SettleOptions = {
   /** The active embedding provider's key; null or absent when vectors are off. */
@@ -113,6 +116,23 @@ export async function settleSources(
   return db.transaction().execute(settle);
 }
 
+/**
+ * Hands an agent's sources that read `indexed` with the vector note (an earlier embedding run
+ * gave up) back to `indexing`, for the settle that follows a run that wrote vectors: they become
+ * `indexed` without the note once every chunk has its vector. Returns their ids.
+ */
+export async function reopenVectorlessSources(db: Queryable, agentId: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('sources')
+    .set({ status: 'indexing', updated_at: new Date() })
+    .where('agent_id', '=', agentId)
+    .where('status', '=', 'indexed')
+    .where(sql<boolean>`position(${VECTORS_FAILED_NOTE} in coalesce(error, '')) > 0`)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** Takes the sources' row locks in id order (so two callers never deadlock). */
 async function lockSources(db: Queryable, ids: readonly string[]): Promise<void> {
   await db
@@ -139,9 +159,7 @@ async function settleLocked(
             select 1 from embeddings e
             where e.agent_id = c.agent_id and e.model = ${embeddingsKey} and e.content_hash = c.content_hash))`
     : sql<boolean>`false`;
-  const vectorNote = embeddingsFailed
-    ? sql<string>`'vectors could not be computed; full-text search only'`
-    : sql<string>`null`;
+  const vectorNote = embeddingsFailed ? sql<string>`${VECTORS_FAILED_NOTE}::text` : sql<string>`null`;
   const result = await sql`
     update sources s set
       status = case when n.failed > 0 and n.indexed = 0 then 'failed' else 'indexed' end,
