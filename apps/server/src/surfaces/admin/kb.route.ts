@@ -20,7 +20,11 @@ const tags = ['admin: knowledge base'];
  * the agents' kb sources in step (published articles are indexed, others removed).
  */
 export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
-  const indexing = { queue: deps.queue, publicBaseUrl: deps.config.publicBaseUrl };
+  const indexing = {
+    queue: deps.queue,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    embeddingsKey: deps.embeddings?.key ?? null,
+  };
   return async (app) => {
     app.get(
       '/kb/articles',
