@@ -1,24 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { API_TOKEN_PREFIX } from '@service/contract';
 import { bearer, expectError, UNAUTHENTICATED_BODY } from './support/http.js';
 import {
-  createSite,
   type Json,
   queuedJobs,
   SIGNED_ROUTES,
   SITE_URL,
   type SignedRoute,
-  type Site,
   sampleCoupon,
   samplePost,
   sampleProduct,
+  siteSyncApp,
   snapshot,
   target,
-  UNTHROTTLED,
   wpPost,
 } from './support/site-sync.js';
-import { createTestApp, injectJson, issueToken, type TestApp } from './support/test-app.js';
+import { injectJson, issueToken } from './support/test-app.js';
 
 const HANDSHAKE = { site_url: SITE_URL, plugin_version: '1.2.0', commerce_active: true, cms_version: '6.5' };
 
@@ -43,30 +41,26 @@ function validBody(route: SignedRoute | 'handshake', agentId: string): Json {
 const ALL_ROUTES = ['handshake', ...SIGNED_ROUTES] as const;
 
 describe('site integration: bearer token and ability', () => {
-  let t: TestApp;
-  let site: Site;
+  const s = siteSyncApp();
   let adminOnly: string;
   let revoked: string;
 
   before(async () => {
-    t = await createTestApp({ env: UNTHROTTLED });
-    site = await createSite(t);
-    adminOnly = (await issueToken(t, site.tenant, ['admin'])).token;
-    const toRevoke = await issueToken(t, site.tenant, ['wp:integration']);
+    adminOnly = (await issueToken(s.t, s.site.tenant, ['admin'])).token;
+    const toRevoke = await issueToken(s.t, s.site.tenant, ['wp:integration']);
     revoked = toRevoke.token;
-    const res = await t.app.inject({
+    const res = await s.t.app.inject({
       method: 'DELETE',
       url: `/api/v1/admin/tokens/${toRevoke.id}`,
-      headers: site.tenant.auth,
+      headers: s.site.tenant.auth,
     });
     assert.equal(res.statusCode, 200, res.body);
   });
-  after(() => t.close());
 
   for (const route of ALL_ROUTES) {
     test(`${route}: missing, unknown or revoked bearer → 401 without detail; nothing stored`, async () => {
-      const before = await snapshot(t);
-      const body = validBody(route, site.agentId);
+      const before = await snapshot(s.t);
+      const body = validBody(route, s.site.agentId);
       const cases: Array<[string, string | null]> = [
         ['no bearer', null],
         ['unknown token', `${API_TOKEN_PREFIX}${'0'.repeat(40)}`],
@@ -74,52 +68,52 @@ describe('site integration: bearer token and ability', () => {
       ];
       for (const [label, token] of cases) {
         // Signed correctly with the presented token, so only the token itself is wrong.
-        const res = await wpPost(t, route, token, body, token === null ? { key: site.token } : {});
+        const res = await wpPost(s.t, route, token, body, token === null ? { key: s.site.token } : {});
         assert.equal(res.statusCode, 401, `${label}: ${res.body}`);
         assert.equal(res.body, UNAUTHENTICATED_BODY, label);
       }
       // The right token under another scheme is no bearer either.
-      const basic = await t.app.inject({
+      const basic = await s.t.app.inject({
         method: 'POST',
         url: `/api/v1/wp/${route}`,
-        headers: { authorization: `Basic ${site.token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Basic ${s.site.token}`, 'content-type': 'application/json' },
         payload: JSON.stringify(body),
       });
       assert.equal(basic.statusCode, 401);
       assert.equal(basic.body, UNAUTHENTICATED_BODY);
-      assert.deepEqual(await snapshot(t), before);
+      assert.deepEqual(await snapshot(s.t), before);
     });
 
     test(`${route}: a token with only admin → 403 forbidden; nothing stored`, async () => {
-      const before = await snapshot(t);
-      const res = await wpPost(t, route, adminOnly, validBody(route, site.agentId));
+      const before = await snapshot(s.t);
+      const res = await wpPost(s.t, route, adminOnly, validBody(route, s.site.agentId));
       expectError(res, 403, 'forbidden');
-      assert.deepEqual(await snapshot(t), before);
+      assert.deepEqual(await snapshot(s.t), before);
     });
   }
 
   for (const route of SIGNED_ROUTES) {
     test(`${route}: no X-Service-Signature → 401 missing_signature; nothing stored`, async () => {
-      const before = await snapshot(t);
-      const res = await wpPost(t, route, site.token, validBody(route, site.agentId), { header: null });
+      const before = await snapshot(s.t);
+      const res = await s.post(route, validBody(route, s.site.agentId), { header: null });
       const body = expectError(res, 401, 'missing_signature');
       assert.deepEqual(body.errors, {});
-      assert.deepEqual(await snapshot(t), before);
+      assert.deepEqual(await snapshot(s.t), before);
     });
   }
 
   test('the handshake needs no signature', async () => {
-    const res = await injectJson(t.app, 'POST', '/api/v1/wp/handshake', HANDSHAKE, bearer(site.token));
+    const res = await injectJson(s.t.app, 'POST', '/api/v1/wp/handshake', HANDSHAKE, bearer(s.site.token));
     assert.equal(res.statusCode, 200, res.body);
   });
 
   test('control: the same bodies, correctly signed with a valid token, are accepted', async () => {
-    const jobsBefore = await queuedJobs(t);
+    const jobsBefore = await queuedJobs(s.t);
     for (const route of ALL_ROUTES) {
-      const res = await wpPost(t, route, site.token, validBody(route, site.agentId));
+      const res = await s.post(route, validBody(route, s.site.agentId));
       assert.equal(res.statusCode, 200, `${route}: ${res.body}`);
     }
     // posts/sync, posts/changed, products/sync and products/changed each stored one new item.
-    assert.equal((await queuedJobs(t)) - jobsBefore, 4);
+    assert.equal((await queuedJobs(s.t)) - jobsBefore, 4);
   });
 });

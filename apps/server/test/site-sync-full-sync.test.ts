@@ -1,52 +1,33 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ZSyncResult } from '@service/contract';
 import { sql } from 'kysely';
 import { expectData, expectValidation } from './support/http.js';
 import {
   chunksOf,
-  createAgent,
-  createSite,
   documentsOf,
   type Json,
   range,
   runIndexJob,
-  type Site,
   samplePost,
   sampleProduct,
+  siteSyncApp,
   snapshot,
   target,
-  UNTHROTTLED,
-  wpPost,
 } from './support/site-sync.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
 
 describe('site integration: full sync runs remove what they did not list', () => {
-  let t: TestApp;
-  let site: Site;
+  const s = siteSyncApp();
 
-  before(async () => {
-    t = await createTestApp({ env: UNTHROTTLED });
-    site = await createSite(t);
-  });
-  after(() => t.close());
-
-  const freshAgent = () => createAgent(t, site.tenant);
+  const { freshAgent } = s;
+  const fullSyncOf = (fullSync?: Json) => (fullSync ? { full_sync: fullSync } : {});
   const postsSync = (agentId: string, posts: unknown[], fullSync?: Json) =>
-    wpPost(t, 'posts/sync', site.token, {
-      ...target(agentId),
-      posts,
-      ...(fullSync ? { full_sync: fullSync } : {}),
-    });
+    s.sync('posts', agentId, posts, fullSyncOf(fullSync));
   const productsSync = (agentId: string, products: unknown[], fullSync?: Json) =>
-    wpPost(t, 'products/sync', site.token, {
-      ...target(agentId),
-      products,
-      ...(fullSync ? { full_sync: fullSync } : {}),
-    });
+    s.sync('products', agentId, products, fullSyncOf(fullSync));
   const counts = (res: Awaited<ReturnType<typeof postsSync>>) => expectData(res, 200, ZSyncResult);
   const ids = async (agentId: string, kind = 'post') =>
-    (await documentsOf(t, agentId))
+    (await documentsOf(s.t, agentId))
       .filter((doc) => doc.kind === kind)
       .map((doc) => Number(doc.external_id))
       .sort((a, b) => a - b);
@@ -56,10 +37,10 @@ describe('site integration: full sync runs remove what they did not list', () =>
     const agentId = await freshAgent();
     counts(await postsSync(agentId, posts(1, 50)));
     counts(await postsSync(agentId, posts(51, 20)));
-    const gone = (await documentsOf(t, agentId)).find((doc) => doc.external_id === '60');
+    const gone = (await documentsOf(s.t, agentId)).find((doc) => doc.external_id === '60');
     assert.ok(gone);
-    await runIndexJob(t, gone.id);
-    assert.ok((await chunksOf(t, gone.id)).length > 0);
+    await runIndexJob(s.t, gone.id);
+    assert.ok((await chunksOf(s.t, gone.id)).length > 0);
 
     // The site now has posts 1–55 and 61–70: 56–60 were removed while no delta was sent.
     const first = counts(await postsSync(agentId, posts(1, 50), { id: 'run-a', final: false }));
@@ -70,7 +51,7 @@ describe('site integration: full sync runs remove what they did not list', () =>
     );
     assert.deepEqual(last, { queued: 0, skipped_unchanged: 15, deleted: 5 });
     assert.deepEqual(await ids(agentId), [...range(1, 55), ...range(61, 10)]);
-    assert.equal((await chunksOf(t, gone.id)).length, 0, 'the removed post left no chunks');
+    assert.equal((await chunksOf(s.t, gone.id)).length, 0, 'the removed post left no chunks');
 
     // The final batch sent again (its answer was lost) removes nothing more, whatever it lists.
     const again = counts(await postsSync(agentId, posts(61, 10), { id: 'run-a', final: true }));
@@ -78,7 +59,7 @@ describe('site integration: full sync runs remove what they did not list', () =>
     assert.equal((await ids(agentId)).length, 65);
     // A day later the id is forgotten: sent again, it opens a new run that owes nothing to the old one.
     await sql`update full_sync_runs set last_batch_at = now() - interval '25 hours' where run_id = 'run-a'`.execute(
-      t.database.db,
+      s.t.database.db,
     );
     const reused = counts(await postsSync(agentId, posts(61, 10), { id: 'run-a', final: true }));
     assert.equal(reused.deleted, 55);
@@ -110,15 +91,15 @@ describe('site integration: full sync runs remove what they did not list', () =>
     const agentId = await freshAgent();
     counts(await postsSync(agentId, posts(1, 5)));
     await sql`update documents set created_at = now() - interval '1 minute', updated_at = now() - interval '1 minute'
-      where agent_id = ${agentId}`.execute(t.database.db);
+      where agent_id = ${agentId}`.execute(s.t.database.db);
     counts(await postsSync(agentId, posts(1, 2), { id: 'with-deltas', final: false }));
-    const created = await wpPost(t, 'posts/changed', site.token, {
+    const created = await s.post('posts/changed', {
       ...target(agentId),
       action: 'upsert',
       post: samplePost(99),
     });
     assert.equal(created.statusCode, 200);
-    const changed = await wpPost(t, 'posts/changed', site.token, {
+    const changed = await s.post('posts/changed', {
       ...target(agentId),
       action: 'upsert',
       post: samplePost(4, { title: 'Post 4, edited', content_hash: 'ab'.repeat(32) }),
@@ -133,7 +114,7 @@ describe('site integration: full sync runs remove what they did not list', () =>
     const agentId = await freshAgent();
     counts(await postsSync(agentId, posts(1, 6)));
     await sql`update documents set created_at = now() - interval '1 minute', updated_at = now() - interval '1 minute'
-      where agent_id = ${agentId}`.execute(t.database.db);
+      where agent_id = ${agentId}`.execute(s.t.database.db);
     counts(await postsSync(agentId, posts(1, 3), { id: 'old', final: false }));
     counts(await postsSync(agentId, posts(1, 4), { id: 'new', final: false }));
     // A late batch of the old run lists 5, after the new run started.
@@ -184,12 +165,12 @@ describe('site integration: full sync runs remove what they did not list', () =>
     const agentId = await freshAgent();
     counts(await postsSync(agentId, posts(1, 6)));
     await sql`update documents set created_at = now() - interval '3 days', updated_at = now() - interval '3 days'
-      where agent_id = ${agentId}`.execute(t.database.db);
+      where agent_id = ${agentId}`.execute(s.t.database.db);
     counts(await postsSync(agentId, posts(1, 2), { id: 'slow', final: false }));
     await sql`update full_sync_runs set started_at = now() - interval '2 days', last_batch_at = now() - interval '2 days'
-      where run_id = 'slow'`.execute(t.database.db);
+      where run_id = 'slow'`.execute(s.t.database.db);
     await sql`update documents set full_sync_listed_at = now() - interval '2 days' where agent_id = ${agentId}
-      and full_sync_listed_at is not null`.execute(t.database.db);
+      and full_sync_listed_at is not null`.execute(s.t.database.db);
     assert.equal(counts(await postsSync(agentId, posts(3, 2), { id: 'slow', final: true })).deleted, 2);
     assert.deepEqual(await ids(agentId), [1, 2, 3, 4]);
   });
@@ -198,7 +179,7 @@ describe('site integration: full sync runs remove what they did not list', () =>
     const agentId = await freshAgent();
     for (const n of range(1, 21))
       counts(await postsSync(agentId, posts(1, 1), { id: `r${n}`, final: false }));
-    const runs = await t.database.db.selectFrom('full_sync_runs').select('run_id').execute();
+    const runs = await s.t.database.db.selectFrom('full_sync_runs').select('run_id').execute();
     const mine = runs.map((row) => row.run_id).filter((id) => /^r\d+$/.test(id));
     assert.equal(mine.length, 20);
     assert.ok(!mine.includes('r1'));
@@ -213,8 +194,8 @@ describe('site integration: full sync runs remove what they did not list', () =>
       counts(await postsSync(agentId, posts(1, 1), { id: 'a'.repeat(100), final: false })).deleted,
       0,
     );
-    const before = await snapshot(t);
-    const runsBefore = await t.database.db
+    const before = await snapshot(s.t);
+    const runsBefore = await s.t.database.db
       .selectFrom('full_sync_runs')
       .selectAll()
       .orderBy('run_id')
@@ -236,9 +217,9 @@ describe('site integration: full sync runs remove what they did not list', () =>
     expectValidation(await productsSync(agentId, [], { id: 'ok', final: true, post_types: ['x'] }), [
       'full_sync.post_types',
     ]);
-    assert.deepEqual(await snapshot(t), before);
+    assert.deepEqual(await snapshot(s.t), before);
     assert.deepEqual(
-      await t.database.db.selectFrom('full_sync_runs').selectAll().orderBy('run_id').execute(),
+      await s.t.database.db.selectFrom('full_sync_runs').selectAll().orderBy('run_id').execute(),
       runsBefore,
     );
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { bearer, expectData, expectError, expectValidation } from './support/http.js';
@@ -9,11 +9,11 @@ import {
   queuedJobs,
   type Site,
   samplePost,
+  siteSyncApp,
   snapshot,
   target,
-  wpPost,
 } from './support/site-sync.js';
-import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
+import { injectJson } from './support/test-app.js';
 
 /** The handshake answer exactly as the contract table gives it: no field more, none less. */
 const ZExactHandshake = z.strictObject({
@@ -38,44 +38,40 @@ const ZExactHandshake = z.strictObject({
 });
 
 describe('site integration: handshake', () => {
-  let t: TestApp;
-  let site: Site;
+  const s = siteSyncApp({ env: {}, agent: { name: 'Shop bot' }, workspace: 'Acme Shop' });
   let secondAgent: string;
   let other: Site;
 
   before(async () => {
-    t = await createTestApp();
-    site = await createSite(t, { name: 'Shop bot' }, 'Acme Shop');
-    secondAgent = await createAgent(t, site.tenant, {
+    secondAgent = await createAgent(s.t, s.site.tenant, {
       name: 'Support bot',
       site_type: 'ecommerce',
       language_default: 'pt-BR',
       is_published: true,
     });
-    other = await createSite(t, { name: 'Foreign bot' }, 'Other Co');
+    other = await createSite(s.t, { name: 'Foreign bot' }, 'Other Co');
   });
-  after(() => t.close());
 
   function handshake(token: string, body: unknown) {
-    return injectJson(t.app, 'POST', '/api/v1/wp/handshake', body, bearer(token));
+    return injectJson(s.t.app, 'POST', '/api/v1/wp/handshake', body, bearer(token));
   }
 
   test('answers exactly the contract shape, with only the token’s workspace’s agents', async () => {
-    const res = await handshake(site.token, {
+    const res = await handshake(s.site.token, {
       site_url: 'https://Shop.Example.com/',
       plugin_version: '1.2.0',
       commerce_active: true,
       cms_version: '6.5',
     });
     const data = expectData(res, 200, ZExactHandshake);
-    const token = await t.database.db
+    const token = await s.t.database.db
       .selectFrom('api_tokens')
       .select(['id', 'name', 'abilities', 'shopper_signing_secret'])
-      .where('id', '=', site.tokenId)
+      .where('id', '=', s.site.tokenId)
       .executeTakeFirstOrThrow();
     const expectedAgents = [
       {
-        id: site.agentId,
+        id: s.site.agentId,
         name: 'Shop bot',
         site_type: 'generic',
         language_default: null,
@@ -92,10 +88,10 @@ describe('site integration: handshake', () => {
     assert.deepEqual(
       { ...data, agents: [...data.agents].sort((a, b) => a.id.localeCompare(b.id)) },
       {
-        workspace: { id: site.tenant.workspace.id, name: 'Acme Shop' },
+        workspace: { id: s.site.tenant.workspace.id, name: 'Acme Shop' },
         agents: expectedAgents,
         token: {
-          id: site.tokenId,
+          id: s.site.tokenId,
           name: token.name,
           abilities: ['wp:integration'],
           shopper_signing_secret: token.shopper_signing_secret,
@@ -109,7 +105,7 @@ describe('site integration: handshake', () => {
 
   test('recommended_site_type is null unless commerce_active is true', async () => {
     for (const commerce of [false, undefined]) {
-      const res = await handshake(site.token, {
+      const res = await handshake(s.site.token, {
         site_url: 'https://shop.example.com',
         plugin_version: '2.0.0',
         ...(commerce === undefined ? {} : { commerce_active: commerce }),
@@ -133,35 +129,35 @@ describe('site integration: handshake', () => {
 
   test('writes only last_used_at: sources, documents, agents, audit unchanged; nothing queued', async () => {
     // Seed some synced content, so "unchanged" compares real rows.
-    const synced = await wpPost(t, 'posts/sync', site.token, {
-      ...target(site.agentId),
+    const synced = await s.post('posts/sync', {
+      ...target(s.site.agentId),
       posts: [samplePost(1)],
     });
     assert.equal(synced.statusCode, 200, synced.body);
-    await t.database.db
+    await s.t.database.db
       .updateTable('api_tokens')
       .set({ last_used_at: null })
-      .where('id', '=', site.tokenId)
+      .where('id', '=', s.site.tokenId)
       .execute();
-    const before = await snapshot(t);
+    const before = await snapshot(s.t);
     assert.equal(before.jobs, 1);
-    const res = await handshake(site.token, {
+    const res = await handshake(s.site.token, {
       site_url: 'https://brand-new.example.com',
       plugin_version: '9.9.9',
       commerce_active: true,
       cms_version: '6.6',
     });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(await snapshot(t), before);
-    assert.equal(await queuedJobs(t), 1);
-    const used = await t.database.db
+    assert.deepEqual(await snapshot(s.t), before);
+    assert.equal(await queuedJobs(s.t), 1);
+    const used = await s.t.database.db
       .selectFrom('api_tokens')
       .select('last_used_at')
-      .where('id', '=', site.tokenId)
+      .where('id', '=', s.site.tokenId)
       .executeTakeFirstOrThrow();
     assert.ok(used.last_used_at instanceof Date, 'last_used_at was written');
     // Even for a site never seen, the handshake records no source.
-    const sources = await t.database.db
+    const sources = await s.t.database.db
       .selectFrom('sources')
       .select('site_url')
       .where('site_url', '=', 'https://brand-new.example.com')
@@ -172,43 +168,44 @@ describe('site integration: handshake', () => {
   test('writes last_used_at exactly once per handshake (none within the minute after), the answer unchanged', async () => {
     // Every write to the token's row is logged by a trigger, so a second writer would show.
     await sql`create table if not exists test_token_writes (token_id text not null, last_used_at timestamptz)`.execute(
-      t.database.db,
+      s.t.database.db,
     );
     await sql`create or replace function test_log_token_write() returns trigger language plpgsql as $$
       begin insert into test_token_writes values (new.id, new.last_used_at); return new; end $$`.execute(
-      t.database.db,
+      s.t.database.db,
     );
     await sql`create trigger test_token_writes after update on api_tokens
-      for each row execute function test_log_token_write()`.execute(t.database.db);
+      for each row execute function test_log_token_write()`.execute(s.t.database.db);
     try {
-      await t.database.db
+      await s.t.database.db
         .updateTable('api_tokens')
         .set({ last_used_at: null })
-        .where('id', '=', site.tokenId)
+        .where('id', '=', s.site.tokenId)
         .execute();
-      await sql`delete from test_token_writes`.execute(t.database.db);
+      await sql`delete from test_token_writes`.execute(s.t.database.db);
       const writes = async () =>
-        (await sql<{ token_id: string }>`select token_id from test_token_writes`.execute(t.database.db)).rows;
+        (await sql<{ token_id: string }>`select token_id from test_token_writes`.execute(s.t.database.db))
+          .rows;
       const body = { site_url: 'https://shop.example.com', plugin_version: '1.2.0', commerce_active: false };
-      const first = expectData(await handshake(site.token, body), 200, ZExactHandshake);
-      assert.deepEqual(await writes(), [{ token_id: site.tokenId }], 'one write: last_used_at');
-      const stored = await t.database.db
+      const first = expectData(await handshake(s.site.token, body), 200, ZExactHandshake);
+      assert.deepEqual(await writes(), [{ token_id: s.site.tokenId }], 'one write: last_used_at');
+      const stored = await s.t.database.db
         .selectFrom('api_tokens')
         .select('last_used_at')
-        .where('id', '=', site.tokenId)
+        .where('id', '=', s.site.tokenId)
         .executeTakeFirstOrThrow();
       assert.ok(stored.last_used_at instanceof Date);
       // A second handshake within the minute writes nothing and answers the same.
-      const second = expectData(await handshake(site.token, body), 200, ZExactHandshake);
+      const second = expectData(await handshake(s.site.token, body), 200, ZExactHandshake);
       assert.deepEqual(second, first);
       assert.equal((await writes()).length, 1, 'no write within the minute');
     } finally {
-      await sql`drop trigger test_token_writes on api_tokens`.execute(t.database.db);
+      await sql`drop trigger test_token_writes on api_tokens`.execute(s.t.database.db);
     }
   });
 
   test('invalid handshake bodies → 422 naming the field; nothing written', async () => {
-    const before = await snapshot(t);
+    const before = await snapshot(s.t);
     const cases: Array<[unknown, string]> = [
       [{ plugin_version: '1' }, 'site_url'],
       [{ site_url: 'not a url', plugin_version: '1' }, 'site_url'],
@@ -219,21 +216,21 @@ describe('site integration: handshake', () => {
         'commerce_active',
       ],
     ];
-    for (const [body, field] of cases) expectValidation(await handshake(site.token, body), [field]);
+    for (const [body, field] of cases) expectValidation(await handshake(s.site.token, body), [field]);
     // Not signed, but still parsed strictly: broken JSON and prototype keys → 400.
     const raw = [
       '{"site_url":',
       '{"__proto__":{"x":1},"site_url":"https://a.example.com","plugin_version":"1"}',
     ];
     for (const payload of raw) {
-      const res = await t.app.inject({
+      const res = await s.t.app.inject({
         method: 'POST',
         url: '/api/v1/wp/handshake',
-        headers: { ...bearer(site.token), 'content-type': 'application/json' },
+        headers: { ...bearer(s.site.token), 'content-type': 'application/json' },
         payload,
       });
       expectError(res, 400, 'malformed_json');
     }
-    assert.deepEqual(await snapshot(t), before);
+    assert.deepEqual(await snapshot(s.t), before);
   });
 });

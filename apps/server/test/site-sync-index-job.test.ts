@@ -1,22 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import {
   chunksOf,
-  createAgent,
-  createSite,
   documentsOf,
   hexHash,
   queuedJobs,
   runIndexJob,
-  type Site,
   samplePost,
   sampleProduct,
+  siteSyncApp,
   target,
-  UNTHROTTLED,
-  wpPost,
 } from './support/site-sync.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
 
 /** A post long enough to make several chunks. */
 function longPost(wpId: number, hashSeed: string) {
@@ -28,45 +23,38 @@ function longPost(wpId: number, hashSeed: string) {
 }
 
 describe('site integration: the index-document job', () => {
-  let t: TestApp;
-  let site: Site;
-
-  before(async () => {
-    t = await createTestApp({ env: UNTHROTTLED });
-    site = await createSite(t);
-  });
-  after(() => t.close());
+  const s = siteSyncApp();
 
   async function syncOne(agentId: string, post: Record<string, unknown>) {
-    const res = await wpPost(t, 'posts/sync', site.token, { ...target(agentId), posts: [post] });
+    const res = await s.sync('posts', agentId, [post]);
     assert.equal(res.statusCode, 200, res.body);
-    const [doc] = await documentsOf(t, agentId);
+    const [doc] = await documentsOf(s.t, agentId);
     assert.ok(doc);
     return doc;
   }
 
   test('a synced document is queued once, then indexed into chunks at its hash', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const jobs = await queuedJobs(t);
+    const agentId = await s.freshAgent();
+    const jobs = await queuedJobs(s.t);
     const doc = await syncOne(agentId, longPost(1, 'long-v1'));
     assert.equal(doc.index_status, 'pending');
-    assert.equal((await queuedJobs(t)) - jobs, 1);
+    assert.equal((await queuedJobs(s.t)) - jobs, 1);
     const job = await sql<{ data: { documentId: string } }>`
       select data from pgboss.job where name = 'index-document' and singleton_key = ${doc.id}`.execute(
-      t.database.db,
+      s.t.database.db,
     );
     assert.deepEqual(
       job.rows.map((row) => row.data),
       [{ documentId: doc.id }],
     );
 
-    await runIndexJob(t, doc.id);
-    const [indexed] = await documentsOf(t, agentId);
+    await runIndexJob(s.t, doc.id);
+    const [indexed] = await documentsOf(s.t, agentId);
     assert.ok(indexed);
     assert.equal(indexed.index_status, 'indexed');
     assert.equal(indexed.indexed_hash, hexHash('long-v1'));
     assert.ok(indexed.indexed_at instanceof Date);
-    const chunks = await chunksOf(t, doc.id);
+    const chunks = await chunksOf(s.t, doc.id);
     assert.ok(chunks.length > 1, `a long post makes several chunks, got ${chunks.length}`);
     assert.deepEqual(
       chunks.map((chunk) => chunk.ordinal),
@@ -74,9 +62,9 @@ describe('site integration: the index-document job', () => {
     );
     for (const chunk of chunks) {
       assert.equal(chunk.agent_id, agentId);
-      assert.equal(chunk.workspace_id, site.tenant.workspace.id);
+      assert.equal(chunk.workspace_id, s.site.tenant.workspace.id);
     }
-    const hits = await t.database.db
+    const hits = await s.t.database.db
       .selectFrom('chunks')
       .select('id')
       .where('document_id', '=', doc.id)
@@ -86,78 +74,78 @@ describe('site integration: the index-document job', () => {
   });
 
   test('running the job twice leaves identical chunks', async () => {
-    const agentId = await createAgent(t, site.tenant);
+    const agentId = await s.freshAgent();
     const doc = await syncOne(agentId, longPost(2, 'twice'));
-    await runIndexJob(t, doc.id);
-    const first = await chunksOf(t, doc.id);
-    const firstDoc = await documentsOf(t, agentId);
-    await runIndexJob(t, doc.id);
-    assert.deepEqual(await chunksOf(t, doc.id), first);
-    assert.deepEqual(await documentsOf(t, agentId), firstDoc);
+    await runIndexJob(s.t, doc.id);
+    const first = await chunksOf(s.t, doc.id);
+    const firstDoc = await documentsOf(s.t, agentId);
+    await runIndexJob(s.t, doc.id);
+    assert.deepEqual(await chunksOf(s.t, doc.id), first);
+    assert.deepEqual(await documentsOf(s.t, agentId), firstDoc);
 
     // Forced to re-run (say, a retry after a crash before the status was written): same content.
-    await t.database.db
+    await s.t.database.db
       .updateTable('documents')
       .set({ index_status: 'pending' })
       .where('id', '=', doc.id)
       .execute();
-    await runIndexJob(t, doc.id);
-    const again = await chunksOf(t, doc.id);
+    await runIndexJob(s.t, doc.id);
+    const again = await chunksOf(s.t, doc.id);
     const strip = (rows: typeof first) => rows.map((row) => [row.ordinal, row.content, row.tsv]);
     assert.deepEqual(strip(again), strip(first));
   });
 
   test('a changed hash re-indexes: old chunks replaced, indexed_hash follows', async () => {
-    const agentId = await createAgent(t, site.tenant);
+    const agentId = await s.freshAgent();
     const doc = await syncOne(agentId, longPost(3, 'v1'));
-    await runIndexJob(t, doc.id);
+    await runIndexJob(s.t, doc.id);
     const changed = samplePost(3, {
       content_html: '<p>Completely new short text.</p>',
       content_hash: hexHash('v2'),
     });
     await syncOne(agentId, changed);
-    const [pending] = await documentsOf(t, agentId);
+    const [pending] = await documentsOf(s.t, agentId);
     assert.equal(pending?.index_status, 'pending');
     assert.equal(pending?.indexed_hash, hexHash('v1'));
-    await runIndexJob(t, doc.id);
-    const [indexed] = await documentsOf(t, agentId);
+    await runIndexJob(s.t, doc.id);
+    const [indexed] = await documentsOf(s.t, agentId);
     assert.equal(indexed?.index_status, 'indexed');
     assert.equal(indexed?.indexed_hash, hexHash('v2'));
-    const chunks = await chunksOf(t, doc.id);
+    const chunks = await chunksOf(s.t, doc.id);
     assert.equal(chunks.length, 1);
     assert.match(chunks[0]?.content ?? '', /Completely new short text\./);
   });
 
   test('a document deleted before the job runs: the handler is a no-op', async () => {
-    const agentId = await createAgent(t, site.tenant);
+    const agentId = await s.freshAgent();
     const doc = await syncOne(agentId, samplePost(4));
-    const deleted = await wpPost(t, 'posts/changed', site.token, {
+    const deleted = await s.post('posts/changed', {
       ...target(agentId),
       action: 'delete',
       post: { wp_id: 4 },
     });
     assert.equal(deleted.statusCode, 200, deleted.body);
-    const chunksBefore = await t.database.db.selectFrom('chunks').selectAll().orderBy('id').execute();
-    await runIndexJob(t, doc.id);
-    await runIndexJob(t, 'never-existed');
-    assert.deepEqual(await documentsOf(t, agentId), []);
+    const chunksBefore = await s.t.database.db.selectFrom('chunks').selectAll().orderBy('id').execute();
+    await runIndexJob(s.t, doc.id);
+    await runIndexJob(s.t, 'never-existed');
+    assert.deepEqual(await documentsOf(s.t, agentId), []);
     assert.deepEqual(
-      await t.database.db.selectFrom('chunks').selectAll().orderBy('id').execute(),
+      await s.t.database.db.selectFrom('chunks').selectAll().orderBy('id').execute(),
       chunksBefore,
     );
   });
 
   test('products are indexed the same way, with their facts searchable', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const res = await wpPost(t, 'products/sync', site.token, {
+    const agentId = await s.freshAgent();
+    const res = await s.post('products/sync', {
       ...target(agentId),
       products: [sampleProduct(5)],
     });
     assert.equal(res.statusCode, 200, res.body);
-    const [doc] = await documentsOf(t, agentId);
+    const [doc] = await documentsOf(s.t, agentId);
     assert.ok(doc);
-    await runIndexJob(t, doc.id);
-    const chunks = await chunksOf(t, doc.id);
+    await runIndexJob(s.t, doc.id);
+    const chunks = await chunksOf(s.t, doc.id);
     assert.ok(chunks.length > 0);
     assert.match(chunks.map((chunk) => chunk.content).join('\n'), /Vibram/);
   });

@@ -1,24 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { expectData, expectError, expectValidation } from './support/http.js';
 import {
   chunksOf,
-  createAgent,
   createSite,
   documentsOf,
   hexHash,
   type Json,
   queuedJobs,
   runIndexJob,
-  type Site,
   samplePost,
+  siteSyncApp,
   snapshot,
   target,
-  UNTHROTTLED,
-  wpPost,
 } from './support/site-sync.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
 
 /** The posts/changed answer: exactly these five fields. */
 const ZChange = z.strictObject({
@@ -30,22 +26,13 @@ const ZChange = z.strictObject({
 });
 
 describe('site integration: posts/changed', () => {
-  let t: TestApp;
-  let site: Site;
+  const s = siteSyncApp();
 
-  before(async () => {
-    t = await createTestApp({ env: UNTHROTTLED });
-    site = await createSite(t);
-  });
-  after(() => t.close());
-
-  function changed(agentId: string, action: string, item: Json) {
-    return wpPost(t, 'posts/changed', site.token, { ...target(agentId), action, ...item });
-  }
+  const changed = (agentId: string, action: string, item: Json) => s.changed('posts', agentId, action, item);
 
   test('upsert via posts:[one] and via a singular post; equal hash skipped', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const jobs = await queuedJobs(t);
+    const agentId = await s.freshAgent();
+    const jobs = await queuedJobs(s.t);
     const viaList = await changed(agentId, 'upsert', { posts: [samplePost(1)] });
     assert.deepEqual(expectData(viaList, 200, ZChange), {
       action: 'upsert',
@@ -70,7 +57,7 @@ describe('site integration: posts/changed', () => {
       skipped_unchanged: 1,
       deleted: 0,
     });
-    const docs = await documentsOf(t, agentId);
+    const docs = await documentsOf(s.t, agentId);
     assert.deepEqual(
       docs.map((doc) => [doc.external_id, doc.kind, doc.index_status]),
       [
@@ -78,12 +65,12 @@ describe('site integration: posts/changed', () => {
         ['2', 'post', 'pending'],
       ],
     );
-    assert.equal((await queuedJobs(t)) - jobs, 2);
+    assert.equal((await queuedJobs(s.t)) - jobs, 2);
   });
 
   test('both posts and post, or neither, or posts of length 2 or 0 → 422; nothing stored', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const before = await snapshot(t);
+    const agentId = await s.freshAgent();
+    const before = await snapshot(s.t);
     const bodies: Json[] = [
       { posts: [samplePost(1)], post: samplePost(1) },
       {},
@@ -94,12 +81,12 @@ describe('site integration: posts/changed', () => {
     for (const action of ['upsert', 'delete']) {
       for (const body of bodies) expectValidation(await changed(agentId, action, body), ['posts']);
     }
-    assert.deepEqual(await snapshot(t), before);
+    assert.deepEqual(await snapshot(s.t), before);
   });
 
   test('invalid items and actions → 422 naming the field; nothing stored', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const before = await snapshot(t);
+    const agentId = await s.freshAgent();
+    const before = await snapshot(s.t);
     const cases: Array<[string, Json, string]> = [
       ['upsert', { posts: [samplePost(1, { permalink: 'nope' })] }, 'posts.0.permalink'],
       ['upsert', { post: samplePost(1, { modified_at: '2026-11-01' }) }, 'post.modified_at'],
@@ -110,21 +97,21 @@ describe('site integration: posts/changed', () => {
     ];
     for (const [action, body, field] of cases)
       expectValidation(await changed(agentId, action, body), [field]);
-    assert.deepEqual(await snapshot(t), before);
+    assert.deepEqual(await snapshot(s.t), before);
   });
 
   test('delete of a known post removes its document and chunks', async () => {
-    const agentId = await createAgent(t, site.tenant);
+    const agentId = await s.freshAgent();
     await changed(agentId, 'upsert', { post: samplePost(5) });
     await changed(agentId, 'upsert', { post: samplePost(6) });
-    const [doc, keep] = await documentsOf(t, agentId);
+    const [doc, keep] = await documentsOf(s.t, agentId);
     assert.ok(doc && keep);
-    await runIndexJob(t, doc.id);
-    await runIndexJob(t, keep.id);
-    assert.ok((await chunksOf(t, doc.id)).length > 0, 'the index job wrote chunks');
-    const keptChunks = await chunksOf(t, keep.id);
+    await runIndexJob(s.t, doc.id);
+    await runIndexJob(s.t, keep.id);
+    assert.ok((await chunksOf(s.t, doc.id)).length > 0, 'the index job wrote chunks');
+    const keptChunks = await chunksOf(s.t, keep.id);
 
-    const jobs = await queuedJobs(t);
+    const jobs = await queuedJobs(s.t);
     // A delete needs only wp_id.
     const res = await changed(agentId, 'delete', { posts: [{ wp_id: 5 }] });
     assert.deepEqual(expectData(res, 200, ZChange), {
@@ -135,12 +122,12 @@ describe('site integration: posts/changed', () => {
       deleted: 1,
     });
     assert.deepEqual(
-      (await documentsOf(t, agentId)).map((row) => row.id),
+      (await documentsOf(s.t, agentId)).map((row) => row.id),
       [keep.id],
     );
-    assert.deepEqual(await chunksOf(t, doc.id), []);
-    assert.deepEqual(await chunksOf(t, keep.id), keptChunks);
-    assert.equal(await queuedJobs(t), jobs);
+    assert.deepEqual(await chunksOf(s.t, doc.id), []);
+    assert.deepEqual(await chunksOf(s.t, keep.id), keptChunks);
+    assert.equal(await queuedJobs(s.t), jobs);
 
     // Deleting it again: 200, not_found.
     const twice = await changed(agentId, 'delete', { post: { wp_id: 5 } });
@@ -148,10 +135,10 @@ describe('site integration: posts/changed', () => {
   });
 
   test('delete of an unknown post → 200 not_found, deleted 0; nothing else touched', async () => {
-    const agentId = await createAgent(t, site.tenant);
+    const agentId = await s.freshAgent();
     await changed(agentId, 'upsert', { post: samplePost(1) });
-    const docsBefore = await documentsOf(t, agentId);
-    const jobs = await queuedJobs(t);
+    const docsBefore = await documentsOf(s.t, agentId);
+    const jobs = await queuedJobs(s.t);
     // The full post is accepted too; only wp_id matters.
     for (const item of [{ post: { wp_id: 999 } }, { posts: [samplePost(998)] }]) {
       const res = await changed(agentId, 'delete', item);
@@ -163,37 +150,37 @@ describe('site integration: posts/changed', () => {
         deleted: 0,
       });
     }
-    assert.deepEqual(await documentsOf(t, agentId), docsBefore);
-    assert.equal(await queuedJobs(t), jobs);
+    assert.deepEqual(await documentsOf(s.t, agentId), docsBefore);
+    assert.equal(await queuedJobs(s.t), jobs);
   });
 
   test('a delete only touches this agent’s site: the same wp_id elsewhere stays', async () => {
-    const first = await createAgent(t, site.tenant);
-    const second = await createAgent(t, site.tenant);
+    const first = await s.freshAgent();
+    const second = await s.freshAgent();
     await changed(first, 'upsert', { post: samplePost(1) });
     await changed(second, 'upsert', { post: samplePost(1) });
-    const otherSite = await wpPost(t, 'posts/changed', site.token, {
+    const otherSite = await s.post('posts/changed', {
       ...target(first, 'https://blog.example.com'),
       action: 'upsert',
       post: samplePost(1, { content_hash: hexHash('blog') }),
     });
     assert.equal(expectData(otherSite, 200, ZChange).result, 'queued');
     assert.equal(expectData(await changed(first, 'delete', { post: { wp_id: 1 } }), 200, ZChange).deleted, 1);
-    const left = await documentsOf(t, first);
+    const left = await documentsOf(s.t, first);
     assert.deepEqual(
       left.map((doc) => doc.content_hash),
       [hexHash('blog')],
     );
-    assert.equal((await documentsOf(t, second)).length, 1);
+    assert.equal((await documentsOf(s.t, second)).length, 1);
   });
 
   test('unknown or foreign agent → 404 for upsert and delete; nothing stored', async () => {
-    const foreign = await createSite(t, {}, 'Foreign');
-    const before = await snapshot(t);
+    const foreign = await createSite(s.t, {}, 'Foreign');
+    const before = await snapshot(s.t);
     for (const agentId of ['01UNKNOWNAGENT00000000000', foreign.agentId]) {
       expectError(await changed(agentId, 'upsert', { post: samplePost(1) }), 404, 'not_found');
       expectError(await changed(agentId, 'delete', { post: { wp_id: 1 } }), 404, 'not_found');
     }
-    assert.deepEqual(await snapshot(t), before);
+    assert.deepEqual(await snapshot(s.t), before);
   });
 });

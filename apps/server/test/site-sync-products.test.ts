@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ZAgent, ZChangeResult, ZSyncResult } from '@service/contract';
 import { expectData, expectError, expectValidation } from './support/http.js';
 import {
   chunksOf,
-  createAgent,
   createSite,
   documentsOf,
   hexHash,
@@ -12,37 +11,26 @@ import {
   queuedJobs,
   range,
   runIndexJob,
-  type Site,
   sampleProduct,
+  siteSyncApp,
   siteTypeOf,
   snapshot,
   sourcesOf,
-  target,
-  UNTHROTTLED,
   without,
-  wpPost,
 } from './support/site-sync.js';
-import { createTestApp, injectJson, type TestApp } from './support/test-app.js';
+import { injectJson } from './support/test-app.js';
 
 describe('site integration: products', () => {
-  let t: TestApp;
-  let site: Site;
+  const s = siteSyncApp();
 
-  before(async () => {
-    t = await createTestApp({ env: UNTHROTTLED });
-    site = await createSite(t);
-  });
-  after(() => t.close());
-
-  const sync = (agentId: string, products: unknown[]) =>
-    wpPost(t, 'products/sync', site.token, { ...target(agentId), products });
+  const sync = (agentId: string, products: unknown[]) => s.sync('products', agentId, products);
   const changed = (agentId: string, action: string, item: Json) =>
-    wpPost(t, 'products/changed', site.token, { ...target(agentId), action, ...item });
+    s.changed('products', agentId, action, item);
   const counts = (queued: number, skipped: number) => ({ queued, skipped_unchanged: skipped, deleted: 0 });
 
   test('50 products accepted; 51 or none → 422; nothing stored for the rejected ones', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const before = await snapshot(t);
+    const agentId = await s.freshAgent();
+    const before = await snapshot(s.t);
     expectValidation(
       await sync(
         agentId,
@@ -51,19 +39,19 @@ describe('site integration: products', () => {
       ['products'],
     );
     expectValidation(await sync(agentId, []), ['products']);
-    assert.deepEqual(await snapshot(t), before);
-    assert.equal(await siteTypeOf(t, agentId), 'generic', 'a rejected batch flips nothing');
+    assert.deepEqual(await snapshot(s.t), before);
+    assert.equal(await siteTypeOf(s.t, agentId), 'generic', 'a rejected batch flips nothing');
 
     const res = await sync(
       agentId,
       range(1, 50).map((id) => sampleProduct(id)),
     );
     assert.deepEqual(expectData(res, 200, ZSyncResult), counts(50, 0));
-    const docs = await documentsOf(t, agentId);
+    const docs = await documentsOf(s.t, agentId);
     assert.equal(docs.length, 50);
     assert.ok(docs.every((doc) => doc.kind === 'product' && doc.index_status === 'pending'));
-    assert.equal((await queuedJobs(t)) - before.jobs, 50);
-    const sources = await sourcesOf(t, agentId);
+    assert.equal((await queuedJobs(s.t)) - before.jobs, 50);
+    const sources = await sourcesOf(s.t, agentId);
     assert.deepEqual(
       sources.map((source) => [source.type, source.site_url, source.plugin_base]),
       [['products', 'https://shop.example.com', 'https://shop.example.com/wp-json/service/v1/']],
@@ -71,11 +59,11 @@ describe('site integration: products', () => {
   });
 
   test('hash equal → skipped, different → queued; document text carries the product facts', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const jobs = await queuedJobs(t);
+    const agentId = await s.freshAgent();
+    const jobs = await queuedJobs(s.t);
     assert.deepEqual(expectData(await sync(agentId, [sampleProduct(1)]), 200, ZSyncResult), counts(1, 0));
     assert.deepEqual(expectData(await sync(agentId, [sampleProduct(1)]), 200, ZSyncResult), counts(0, 1));
-    const [doc] = await documentsOf(t, agentId);
+    const [doc] = await documentsOf(s.t, agentId);
     assert.ok(doc);
     assert.equal(doc.title, 'Trail Shoe 1');
     assert.equal(doc.url, 'https://shop.example.com/product/trail-shoe-1');
@@ -101,18 +89,18 @@ describe('site integration: products', () => {
       stock_status: 'outofstock',
     });
     assert.deepEqual(expectData(await sync(agentId, [update]), 200, ZSyncResult), counts(1, 0));
-    const [after] = await documentsOf(t, agentId);
+    const [after] = await documentsOf(s.t, agentId);
     assert.ok(after);
     assert.equal(after.id, doc.id);
     assert.match(after.content_text, /59\.00/);
     assert.match(after.content_text, /outofstock/);
     assert.doesNotMatch(after.content_text, /89\.90/);
-    assert.equal((await queuedJobs(t)) - jobs, 1);
+    assert.equal((await queuedJobs(s.t)) - jobs, 1);
   });
 
   test('invalid product among 50 → 422 naming it; whole batch rejected, no flip', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const before = await snapshot(t);
+    const agentId = await s.freshAgent();
+    const before = await snapshot(s.t);
     const cases: Array<[Json, string]> = [
       [sampleProduct(9, { permalink: 'shop/p' }), 'products.8.permalink'],
       [sampleProduct(9, { price: '12,50' }), 'products.8.price'],
@@ -125,58 +113,58 @@ describe('site integration: products', () => {
       const products = range(1, 50).map((id) => (id === 9 ? bad : sampleProduct(id)));
       expectValidation(await sync(agentId, products), [field]);
     }
-    assert.deepEqual(await snapshot(t), before);
+    assert.deepEqual(await snapshot(s.t), before);
   });
 
   test('the first product upsert makes a generic agent ecommerce, silently', async () => {
-    const viaSync = await createAgent(t, site.tenant);
+    const viaSync = await s.freshAgent();
     assert.deepEqual(expectData(await sync(viaSync, [sampleProduct(1)]), 200, ZSyncResult), counts(1, 0));
-    assert.equal(await siteTypeOf(t, viaSync), 'ecommerce');
+    assert.equal(await siteTypeOf(s.t, viaSync), 'ecommerce');
 
-    const viaChanged = await createAgent(t, site.tenant);
+    const viaChanged = await s.freshAgent();
     const res = await changed(viaChanged, 'upsert', { product: sampleProduct(1) });
     assert.deepEqual(expectData(res, 200, ZChangeResult), {
       action: 'upsert',
       result: 'queued',
       ...counts(1, 0),
     });
-    assert.equal(await siteTypeOf(t, viaChanged), 'ecommerce');
+    assert.equal(await siteTypeOf(s.t, viaChanged), 'ecommerce');
   });
 
   test('an agent already ecommerce stays; a product delete never flips', async () => {
-    const shop = await createAgent(t, site.tenant, { site_type: 'ecommerce' });
+    const shop = await s.freshAgent({ site_type: 'ecommerce' });
     await sync(shop, [sampleProduct(1)]);
-    assert.equal(await siteTypeOf(t, shop), 'ecommerce');
+    assert.equal(await siteTypeOf(s.t, shop), 'ecommerce');
 
-    const generic = await createAgent(t, site.tenant);
+    const generic = await s.freshAgent();
     const res = await changed(generic, 'delete', { product: { wp_id: 1 } });
     assert.equal(expectData(res, 200, ZChangeResult).result, 'not_found');
-    assert.equal(await siteTypeOf(t, generic), 'generic');
+    assert.equal(await siteTypeOf(s.t, generic), 'generic');
   });
 
   test('only the first product flips: an operator’s later generic is kept', async () => {
-    const agentId = await createAgent(t, site.tenant);
+    const agentId = await s.freshAgent();
     await sync(agentId, [sampleProduct(1)]);
-    assert.equal(await siteTypeOf(t, agentId), 'ecommerce');
+    assert.equal(await siteTypeOf(s.t, agentId), 'ecommerce');
     const patch = await injectJson(
-      t.app,
+      s.t.app,
       'PATCH',
       `/api/v1/admin/agents/${agentId}`,
       { site_type: 'generic' },
-      site.tenant.auth,
+      s.site.tenant.auth,
     );
     assert.equal(expectData(patch, 200, ZAgent).site_type, 'generic');
 
     // New and changed products, through both routes: the operator's choice stands.
     await sync(agentId, [sampleProduct(2), sampleProduct(1, { content_hash: hexHash('v2') })]);
     await changed(agentId, 'upsert', { products: [sampleProduct(3)] });
-    assert.equal(await siteTypeOf(t, agentId), 'generic');
-    assert.equal((await documentsOf(t, agentId)).length, 3);
+    assert.equal(await siteTypeOf(s.t, agentId), 'generic');
+    assert.equal((await documentsOf(s.t, agentId)).length, 3);
   });
 
   test('products/changed: singular or list upsert, exactly one item, delete known/unknown', async () => {
-    const agentId = await createAgent(t, site.tenant);
-    const before = await snapshot(t);
+    const agentId = await s.freshAgent();
+    const before = await snapshot(s.t);
     for (const body of [{}, { products: [] }, { products: [sampleProduct(1), sampleProduct(2)] }]) {
       expectValidation(await changed(agentId, 'upsert', body), ['products']);
     }
@@ -186,13 +174,13 @@ describe('site integration: products', () => {
     expectValidation(await changed(agentId, 'upsert', { product: sampleProduct(1, { price: 'x' }) }), [
       'product.price',
     ]);
-    assert.deepEqual(await snapshot(t), before);
+    assert.deepEqual(await snapshot(s.t), before);
 
     await changed(agentId, 'upsert', { products: [sampleProduct(4)] });
-    const [doc] = await documentsOf(t, agentId);
+    const [doc] = await documentsOf(s.t, agentId);
     assert.ok(doc);
-    await runIndexJob(t, doc.id);
-    assert.ok((await chunksOf(t, doc.id)).length > 0);
+    await runIndexJob(s.t, doc.id);
+    assert.ok((await chunksOf(s.t, doc.id)).length > 0);
     const deleted = await changed(agentId, 'delete', { products: [{ wp_id: 4 }] });
     assert.deepEqual(expectData(deleted, 200, ZChangeResult), {
       action: 'delete',
@@ -201,20 +189,20 @@ describe('site integration: products', () => {
       skipped_unchanged: 0,
       deleted: 1,
     });
-    assert.deepEqual(await documentsOf(t, agentId), []);
-    assert.deepEqual(await chunksOf(t, doc.id), []);
+    assert.deepEqual(await documentsOf(s.t, agentId), []);
+    assert.deepEqual(await chunksOf(s.t, doc.id), []);
     const unknown = await changed(agentId, 'delete', { product: { wp_id: 4 } });
     assert.equal(expectData(unknown, 200, ZChangeResult).result, 'not_found');
   });
 
   test('unknown or foreign agent → 404; nothing stored and no flip', async () => {
-    const foreign = await createSite(t, {}, 'Foreign');
-    const before = await snapshot(t);
+    const foreign = await createSite(s.t, {}, 'Foreign');
+    const before = await snapshot(s.t);
     for (const agentId of ['01UNKNOWNAGENT00000000000', foreign.agentId]) {
       expectError(await sync(agentId, [sampleProduct(1)]), 404, 'not_found');
       expectError(await changed(agentId, 'upsert', { product: sampleProduct(1) }), 404, 'not_found');
     }
-    assert.deepEqual(await snapshot(t), before);
-    assert.equal(await siteTypeOf(t, foreign.agentId), 'generic');
+    assert.deepEqual(await snapshot(s.t), before);
+    assert.equal(await siteTypeOf(s.t, foreign.agentId), 'generic');
   });
 });

@@ -1,53 +1,47 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { computeSignature, signRequest, ZSyncResult } from '@service/contract';
 import { expectData, expectError } from './support/http.js';
 import {
-  createSite,
   documentsOf,
   queuedJobs,
   SIGNED_ROUTES,
-  type Site,
+  type SignOptions,
   samplePost,
+  siteSyncApp,
   snapshot,
   target,
-  UNTHROTTLED,
-  wpPost,
 } from './support/site-sync.js';
-import { createTestApp, issueToken, type TestApp } from './support/test-app.js';
+import { issueToken } from './support/test-app.js';
 
 /** The pinned service clock: 2026-11-01T12:00:00Z. */
 const FIXED_MS = Date.UTC(2026, 10, 1, 12, 0, 0);
 const NOW = FIXED_MS / 1000;
 
 describe('site integration: request signatures (pinned clock)', () => {
-  let t: TestApp;
-  let site: Site;
+  const s = siteSyncApp({ now: () => new Date(FIXED_MS) });
   let otherToken: string;
 
   before(async () => {
-    t = await createTestApp({ env: UNTHROTTLED, now: () => new Date(FIXED_MS) });
-    site = await createSite(t);
     // A second valid integration token of the same workspace.
-    otherToken = (await issueToken(t, site.tenant, ['wp:integration'])).token;
+    otherToken = (await issueToken(s.t, s.site.tenant, ['wp:integration'])).token;
   });
-  after(() => t.close());
 
-  const sync = (wpId: number) => ({ ...target(site.agentId), posts: [samplePost(wpId)] });
+  const sync = (wpId: number) => ({ ...target(s.site.agentId), posts: [samplePost(wpId)] });
 
   /** Sends a request that must be refused with `code` and change nothing. */
   async function expectRefused(
     path: string,
-    options: Parameters<typeof wpPost>[4],
+    options: SignOptions,
     code: string,
     status = 401,
     body: unknown = sync(900),
   ) {
-    const before = await snapshot(t);
-    const res = await wpPost(t, path, site.token, body, options);
+    const before = await snapshot(s.t);
+    const res = await s.post(path, body, options);
     const envelope = expectError(res, status, code);
     assert.deepEqual(envelope.errors, {});
-    assert.deepEqual(await snapshot(t), before, `${code}: nothing stored or queued`);
+    assert.deepEqual(await snapshot(s.t), before, `${code}: nothing stored or queued`);
   }
 
   test('timestamps 300 s behind and ahead are accepted', async () => {
@@ -56,10 +50,10 @@ describe('site integration: request signatures (pinned clock)', () => {
       [2, NOW + 300],
       [3, NOW],
     ] as const) {
-      const res = await wpPost(t, 'posts/sync', site.token, sync(wpId), { timestamp });
+      const res = await s.post('posts/sync', sync(wpId), { timestamp });
       assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
     }
-    const stored = await documentsOf(t, site.agentId);
+    const stored = await documentsOf(s.t, s.site.agentId);
     assert.deepEqual(
       stored.map((doc) => [doc.external_id, doc.index_status]),
       [
@@ -68,7 +62,7 @@ describe('site integration: request signatures (pinned clock)', () => {
         ['3', 'pending'],
       ],
     );
-    assert.equal(await queuedJobs(t), 3);
+    assert.equal(await queuedJobs(s.t), 3);
   });
 
   test('timestamps 301 s behind or ahead → 401 signature_mismatch on every signed route', async () => {
@@ -95,10 +89,10 @@ describe('site integration: request signatures (pinned clock)', () => {
     for (const route of SIGNED_ROUTES) {
       await expectRefused(route, { timestamp: NOW, key: otherToken }, 'signature_mismatch');
     }
-    const secret = await t.database.db
+    const secret = await s.t.database.db
       .selectFrom('api_tokens')
       .select('shopper_signing_secret')
-      .where('id', '=', site.tokenId)
+      .where('id', '=', s.site.tokenId)
       .executeTakeFirstOrThrow();
     await expectRefused(
       'posts/sync',
@@ -109,7 +103,7 @@ describe('site integration: request signatures (pinned clock)', () => {
 
   test('malformed signature headers → signature_mismatch', async () => {
     const raw = JSON.stringify(sync(900));
-    const v1 = computeSignature(site.token, NOW, raw);
+    const v1 = computeSignature(s.site.token, NOW, raw);
     const malformed = [
       `t=${NOW}`,
       `v1=${v1}`,
@@ -140,8 +134,8 @@ describe('site integration: request signatures (pinned clock)', () => {
   test('control: hand-built headers in either order, upper-case hex, are accepted', async () => {
     const body = sync(10);
     const raw = JSON.stringify(body);
-    const v1 = computeSignature(site.token, NOW, raw);
-    const res = await wpPost(t, 'posts/sync', site.token, body, {
+    const v1 = computeSignature(s.site.token, NOW, raw);
+    const res = await s.post('posts/sync', body, {
       header: `v1=${v1.toUpperCase()},t=${NOW}`,
     });
     assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
@@ -169,7 +163,7 @@ describe('site integration: request signatures (pinned clock)', () => {
     const bodies = [
       `{"__proto__":{"polluted":true},${valid.slice(1)}`,
       `${valid.slice(0, -1)},"constructor":{"prototype":{"polluted":true}}}`,
-      `{"agent_id":"${site.agentId}","site_url":"https://shop.example.com","plugin_version":"1","posts":[{"__proto__":{"wp_id":5}}]}`,
+      `{"agent_id":"${s.site.agentId}","site_url":"https://shop.example.com","plugin_version":"1","posts":[{"__proto__":{"wp_id":5}}]}`,
     ];
     for (const raw of bodies) {
       await expectRefused('posts/sync', { raw, timestamp: NOW }, 'malformed_json', 400);
@@ -178,14 +172,14 @@ describe('site integration: request signatures (pinned clock)', () => {
   });
 
   test('a replayed request (outside the window) leaves the token’s last_used_at alone', async () => {
-    const tokens = t.database.db.updateTable('api_tokens').where('id', '=', site.tokenId);
+    const tokens = s.t.database.db.updateTable('api_tokens').where('id', '=', s.site.tokenId);
     await tokens.set({ last_used_at: null }).execute();
-    const res = await wpPost(t, 'posts/sync', site.token, sync(903), { timestamp: NOW - 301 });
+    const res = await s.post('posts/sync', sync(903), { timestamp: NOW - 301 });
     expectError(res, 401, 'signature_mismatch');
-    const row = await t.database.db
+    const row = await s.t.database.db
       .selectFrom('api_tokens')
       .select('last_used_at')
-      .where('id', '=', site.tokenId)
+      .where('id', '=', s.site.tokenId)
       .executeTakeFirstOrThrow();
     assert.equal(row.last_used_at, null);
   });
@@ -194,9 +188,9 @@ describe('site integration: request signatures (pinned clock)', () => {
     // Whitespace and key order are the plugin's business: the signature covers the exact bytes.
     const body = sync(11);
     const raw = `  ${JSON.stringify(body, null, 4)}\n`;
-    const res = await wpPost(t, 'posts/sync', site.token, body, { raw, timestamp: NOW });
+    const res = await s.post('posts/sync', body, { raw, timestamp: NOW });
     assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
-    const ids = (await documentsOf(t, site.agentId)).map((doc) => doc.external_id);
+    const ids = (await documentsOf(s.t, s.site.agentId)).map((doc) => doc.external_id);
     assert.deepEqual(ids, ['1', '10', '11', '2', '3']);
   });
 });

@@ -1,35 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'kysely';
-import { indexDocumentJob } from '../src/jobs/index-document.js';
-import { createLogger } from '../src/logger.js';
-import { wpPost } from './support/site-sync.js';
-import {
-  createTestApp,
-  injectJson,
-  issueToken,
-  seedTenant,
-  type Tenant,
-  type TestApp,
-} from './support/test-app.js';
+import { runIndexJob, siteSyncApp } from './support/site-sync.js';
+import { injectJson } from './support/test-app.js';
 
-let t: TestApp;
-let tenant: Tenant;
-let token: string;
-let agentId: string;
-
-before(async () => {
-  t = await createTestApp();
-  tenant = await seedTenant(t);
-  token = (await issueToken(t, tenant, ['wp:integration'])).token;
-  const agent = await injectJson(t.app, 'POST', '/api/v1/admin/agents', { name: 'Shop bot' }, tenant.auth);
-  agentId = agent.json().data.id;
-});
-after(() => t.close());
+const s = siteSyncApp({ env: {} });
 
 test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
   const hs = await injectJson(
-    t.app,
+    s.t.app,
     'POST',
     '/api/v1/wp/handshake',
     {
@@ -38,7 +17,7 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
       commerce_active: true,
       cms_version: '6.5',
     },
-    { authorization: `Bearer ${token}` },
+    { authorization: `Bearer ${s.site.token}` },
   );
   assert.equal(hs.statusCode, 200, hs.body);
   assert.equal(hs.json().data.recommended_site_type, 'ecommerce');
@@ -57,28 +36,25 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
     taxonomy_terms: ['policy'],
   };
   const body = {
-    agent_id: agentId,
+    agent_id: s.site.agentId,
     site_url: 'https://shop.example.com',
     plugin_version: '1.2.0',
     posts: [post],
   };
-  const first = await wpPost(t, 'posts/sync', token, body);
+  const first = await s.post('posts/sync', body);
   assert.equal(first.statusCode, 200, first.body);
   assert.deepEqual(first.json().data, { queued: 1, skipped_unchanged: 0, deleted: 0 });
-  const again = await wpPost(t, 'posts/sync', token, body);
+  const again = await s.post('posts/sync', body);
   assert.deepEqual(again.json().data, { queued: 0, skipped_unchanged: 1, deleted: 0 });
-  const unsigned = await injectJson(t.app, 'POST', '/api/v1/wp/posts/sync', body, {
-    authorization: `Bearer ${token}`,
+  const unsigned = await injectJson(s.t.app, 'POST', '/api/v1/wp/posts/sync', body, {
+    authorization: `Bearer ${s.site.token}`,
   });
   assert.equal(unsigned.statusCode, 401);
   assert.equal(unsigned.json().code, 'missing_signature');
 
-  const doc = await t.database.db.selectFrom('documents').selectAll().executeTakeFirstOrThrow();
-  await indexDocumentJob.handle(
-    { documentId: doc.id },
-    { db: t.database.db, log: createLogger('silent'), jobId: 'x', attempt: 1, queue: t.queue },
-  );
-  const hits = await t.database.db
+  const doc = await s.t.database.db.selectFrom('documents').selectAll().executeTakeFirstOrThrow();
+  await runIndexJob(s.t, doc.id);
+  const hits = await s.t.database.db
     .selectFrom('chunks')
     .select('content')
     .where('document_id', '=', doc.id)

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+import { after, before } from 'node:test';
 import { signRequest, ZAgent } from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { indexDocumentJob } from '../../src/jobs/index-document.js';
 import { createLogger } from '../../src/logger.js';
 import { expectData, tokenIdOf } from './http.js';
-import { injectJson, issueToken, seedTenant, type Tenant, type TestApp } from './test-app.js';
+import { createTestApp, injectJson, issueToken, seedTenant, type Tenant, type TestApp } from './test-app.js';
 
 /** Prefix of the site-integration routes. */
 export const WP = '/api/v1/wp';
@@ -232,5 +233,65 @@ export async function snapshot(t: TestApp) {
     audit,
     workspaces,
     jobs: await queuedJobs(t),
+  };
+}
+
+/** The kinds of item a sync route takes, by route: `posts/sync` takes `posts`, and so on. */
+export type SyncKind = 'posts' | 'products' | 'coupons';
+
+/** A site-sync test file's app and site, with its requests; the functions are safe to destructure. */
+export type SiteSyncApp = {
+  readonly t: TestApp;
+  readonly site: Site;
+  /** A new agent in the site's workspace, so a test starts from no documents. */
+  freshAgent(body?: Json): Promise<string>;
+  /** {@link wpPost} with the site's token: `body` as given, signed unless `options` say otherwise. */
+  post(path: string, body: unknown, options?: SignOptions): Promise<LightMyRequestResponse>;
+  /** POSTs `<kind>/sync` for `agentId` with the site's token, signed; `extra` adds or overrides fields. */
+  sync(kind: SyncKind, agentId: string, items: unknown[], extra?: Json): Promise<LightMyRequestResponse>;
+  /** POSTs `<kind>/changed` (`posts` or `products`) with `action` and `item`'s fields, signed. */
+  changed(
+    kind: 'posts' | 'products',
+    agentId: string,
+    action: string,
+    item: Json,
+  ): Promise<LightMyRequestResponse>;
+};
+
+/**
+ * Registers the `before`/`after` hooks of a site-sync test file (or describe block): a test app
+ * (env {@link UNTHROTTLED} unless `env` is given), and a site from {@link createSite} made with
+ * `agent` and `workspace`. Hooks the caller registers afterwards run once the site exists.
+ */
+export function siteSyncApp(
+  options: { env?: Record<string, string>; now?: () => Date; agent?: Json; workspace?: string } = {},
+): SiteSyncApp {
+  let started: { t: TestApp; site: Site } | undefined;
+  const state = () => {
+    if (!started)
+      throw new Error('the site-sync test app is not started yet (use it inside tests and hooks)');
+    return started;
+  };
+  before(async () => {
+    const t = await createTestApp({
+      env: options.env ?? UNTHROTTLED,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    started = { t, site: await createSite(t, options.agent, options.workspace) };
+  });
+  after(() => started?.t.close());
+  return {
+    get t() {
+      return state().t;
+    },
+    get site() {
+      return state().site;
+    },
+    freshAgent: (body: Json = {}) => createAgent(state().t, state().site.tenant, body),
+    post: (path, body, signing) => wpPost(state().t, path, state().site.token, body, signing),
+    sync: (kind, agentId, items, extra = {}) =>
+      wpPost(state().t, `${kind}/sync`, state().site.token, { ...target(agentId), [kind]: items, ...extra }),
+    changed: (kind, agentId, action, item) =>
+      wpPost(state().t, `${kind}/changed`, state().site.token, { ...target(agentId), action, ...item }),
   };
 }
