@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { type TWidgetInitResponse, ZWidgetInitResponse } from '@service/contract';
+import {
+  type TWidgetInitResponse,
+  ZWidgetAnswer,
+  ZWidgetInitResponse,
+  ZWidgetMessage,
+} from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import { expectData } from './http.js';
@@ -114,4 +119,43 @@ export async function addText(
   const id: string = res.json().data.id;
   await indexSource(t, id);
   return id;
+}
+
+/** A conversation's status and messages, as `GET /v1/widget/conversation/messages` answers. */
+export const ZPoll = z.object({
+  status: z.enum(['open', 'waiting', 'claimed', 'closed']),
+  messages: z.array(ZWidgetMessage),
+});
+
+/** A stored conversation row. */
+export function conversationRow(t: TestApp, id: string) {
+  return t.database.db.selectFrom('conversations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** The stored widget events of a conversation. */
+export function widgetEventsOf(t: TestApp, conversationId: string) {
+  return t.database.db
+    .selectFrom('widget_events')
+    .selectAll()
+    .where('conversation_id', '=', conversationId)
+    .execute();
+}
+
+/** Polls the conversation's messages (after the message id `after`, when given). */
+export function pollMessages(t: TestApp, token: string, after?: string): Promise<LightMyRequestResponse> {
+  return widgetCall(
+    t,
+    'GET',
+    `/v1/widget/conversation/messages${after ? `?after=${encodeURIComponent(after)}` : ''}`,
+    token,
+  );
+}
+
+/** Sends a visitor message and returns the (non-streamed) answer. */
+export async function askWidget(t: TestApp, token: string, message: string) {
+  return expectData(
+    await widgetCall(t, 'POST', '/v1/widget/messages', token, { message }),
+    200,
+    ZWidgetAnswer,
+  );
 }
