@@ -1,115 +1,34 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { formatResult } from '../src/cli/format.js';
-import { rotateAppKey } from '../src/cli/key-rotation.js';
-import {
-  APP_KEY_FILE,
-  APP_KEY_NEXT_FILE,
-  APP_KEY_PREVIOUS_FILE,
-  formatAppKey,
-} from '../src/config/app-key.js';
-import { type Config, decodeAppKey, loadConfig } from '../src/config/config.js';
-import { lockDataDir } from '../src/db/data-dir-lock.js';
-import type { Database } from '../src/db/database.js';
+import { describe, test } from 'node:test';
 import { deriveSecretKey, SecretBoxError, sealSecret } from '../src/security/secret-box.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
 import { KeyRotationError, resealSecrets } from '../src/services/sealed-secrets.js';
 import { openSqlPassword, SQL_PASSWORD_PURPOSE, sealSqlPassword } from '../src/sql-source/sql-password.js';
 import {
-  fileMode,
-  keyFile,
+  keyRotationApp,
+  NEW,
+  OLD,
+  OTHER,
+  PASSWORDS,
+  STRANGER,
   sealedPasswords,
-  seedSqlSources,
   setSealedPassword,
   tamperSealed,
 } from './support/key-rotation.js';
-import { createTestApp, type TestApp } from './support/test-app.js';
 
-const OLD = Buffer.alloc(32, 0x11);
-const NEW = Buffer.alloc(32, 0x22);
-const OTHER = Buffer.alloc(32, 0x33);
-/** A key no rotation here knows. */
-const STRANGER = Buffer.alloc(32, 0x44);
-const PASSWORDS = ['pw-1-Alpha', 'pw-2-Bravo', 'pw-3-Charlie'];
+// resealSecrets: every sealed SQL password re-sealed with the new key, in one transaction that
+// changes nothing when any value cannot be opened.
+const f = keyRotationApp();
+const { workspaces, sourceIds, sealAll, snapshot, rotationAudits, assertAllOpenWith } = f;
 
-describe('key:rotate', () => {
-  let t: TestApp;
-  /** Source id → its plaintext password; the first two in workspace A, the third in workspace B. */
-  const sources = new Map<string, string>();
-  const workspaces: string[] = [];
-  const temps: string[] = [];
-  let shared: Database;
-
-  const sourceIds = () => [...sources.keys()];
-  const tempDir = async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'svc-rotate-'));
-    temps.push(dir);
-    return dir;
-  };
-  /** Stores every password sealed with `key` (or per source, `keyOf`). */
-  const sealAll = async (keyOf: Buffer | ((id: string) => Buffer)) => {
-    for (const [id, password] of sources) {
-      const key = typeof keyOf === 'function' ? keyOf(id) : keyOf;
-      await setSealedPassword(t.database.db, id, sealSqlPassword(password, key, id));
-    }
-  };
-  /** Every source and audit row, to show a failed rotation changed nothing. */
-  const snapshot = async () => ({
-    sources: await t.database.db.selectFrom('sources').selectAll().orderBy('id').execute(),
-    audit: await t.database.db.selectFrom('audit_logs').selectAll().orderBy('id').execute(),
-  });
-  const rotationAudits = () =>
-    t.database.db
-      .selectFrom('audit_logs')
-      .selectAll()
-      .where('action', '=', 'app_key.rotated')
-      .orderBy('id')
-      .execute();
-  const assertAllOpenWith = async (key: Buffer) => {
-    const sealed = await sealedPasswords(t.database.db);
-    for (const [id, password] of sources) {
-      assert.equal(openSqlPassword(sealed.get(id) ?? '', createSecretKeyring(key), id), password, id);
-    }
-  };
-  const rotate = (config: Config, extra: { newKey?: string; opened?: () => void } = {}) =>
-    rotateAppKey({
-      config,
-      newKey: extra.newKey,
-      openDatabase: async () => {
-        extra.opened?.();
-        return shared;
-      },
-      warn: () => {},
-    });
-
-  before(async () => {
-    t = await createTestApp();
-    // The rotation closes the store it opened; here it gets the test's store, which stays open.
-    shared = { ...t.database, close: async () => {} };
-    const seeded = await seedSqlSources(t, PASSWORDS);
-    for (const [id, password] of seeded.sources) sources.set(id, password);
-    workspaces.push(...seeded.workspaces);
-    // The API sealed them with the app's key.
-    assert.ok(t.config.appKey);
-    await assertAllOpenWith(t.config.appKey);
-  });
-
-  after(async () => {
-    await t.close();
-    for (const dir of temps) await rm(dir, { recursive: true, force: true });
-  });
-
+describe('key:rotate: re-sealing the stored secrets', () => {
   test('re-seals every password with the new key: each opens with it and its source, not with the old key', async () => {
     await sealAll(OLD);
     const auditsBefore = (await rotationAudits()).length;
-    const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(OLD), to: NEW });
+    const counts = await resealSecrets({ db: f.t.database.db, from: createSecretKeyring(OLD), to: NEW });
     assert.deepEqual(counts, { resealed: 3, alreadyCurrent: 0, workspaces: 2 });
     await assertAllOpenWith(NEW);
-    const sealed = await sealedPasswords(t.database.db);
+    const sealed = await sealedPasswords(f.t.database.db);
     const [first, second] = sourceIds();
     assert.ok(first && second);
     for (const [id, value] of sealed) {
@@ -137,9 +56,9 @@ describe('key:rotate', () => {
 
   test('a second run re-seals nothing and records nothing', async () => {
     await sealAll(OLD);
-    await resealSecrets({ db: t.database.db, from: createSecretKeyring(OLD), to: NEW });
+    await resealSecrets({ db: f.t.database.db, from: createSecretKeyring(OLD), to: NEW });
     const before = await snapshot();
-    const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: NEW });
+    const counts = await resealSecrets({ db: f.t.database.db, from: createSecretKeyring(NEW, OLD), to: NEW });
     assert.deepEqual(counts, { resealed: 0, alreadyCurrent: 3, workspaces: 0 });
     assert.deepEqual(await snapshot(), before);
   });
@@ -147,10 +66,10 @@ describe('key:rotate', () => {
   test('a mix of new and previous values: only the previous ones are re-sealed', async () => {
     const [first] = sourceIds();
     await sealAll((id) => (id === first ? NEW : OLD));
-    const untouched = (await sealedPasswords(t.database.db)).get(first ?? '');
-    const counts = await resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: NEW });
+    const untouched = (await sealedPasswords(f.t.database.db)).get(first ?? '');
+    const counts = await resealSecrets({ db: f.t.database.db, from: createSecretKeyring(NEW, OLD), to: NEW });
     assert.deepEqual(counts, { resealed: 2, alreadyCurrent: 1, workspaces: 2 });
-    assert.equal((await sealedPasswords(t.database.db)).get(first ?? ''), untouched);
+    assert.equal((await sealedPasswords(f.t.database.db)).get(first ?? ''), untouched);
     await assertAllOpenWith(NEW);
   });
 
@@ -167,13 +86,13 @@ describe('key:rotate', () => {
       await sealAll(OLD);
       const victim = sourceIds()[2] ?? '';
       await setSealedPassword(
-        t.database.db,
+        f.t.database.db,
         victim,
-        breakValue((await sealedPasswords(t.database.db)).get(victim) ?? '', victim),
+        breakValue((await sealedPasswords(f.t.database.db)).get(victim) ?? '', victim),
       );
       const before = await snapshot();
       await assert.rejects(
-        resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW, OLD), to: OTHER }),
+        resealSecrets({ db: f.t.database.db, from: createSecretKeyring(NEW, OLD), to: OTHER }),
         (error: unknown) => {
           assert.ok(error instanceof KeyRotationError);
           assert.match(error.message, new RegExp(`SQL source ${victim}`));
@@ -190,203 +109,9 @@ describe('key:rotate', () => {
     await sealAll(OLD);
     const before = await snapshot();
     await assert.rejects(
-      resealSecrets({ db: t.database.db, from: createSecretKeyring(NEW), to: OTHER }),
+      resealSecrets({ db: f.t.database.db, from: createSecretKeyring(NEW), to: OTHER }),
       /Cannot open the sealed secret of SQL source .*sealed with key/,
     );
     assert.deepEqual(await snapshot(), before);
-  });
-
-  describe('embedded store, key in DATA_DIR/app.key', () => {
-    let dataDir: string;
-    let config: Config;
-
-    before(async () => {
-      dataDir = await tempDir();
-      config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    });
-
-    test('installs the new key atomically in app.key and keeps the old one in app.key.previous, both 0600', async () => {
-      await writeFile(join(dataDir, APP_KEY_FILE), `${formatAppKey(OLD)}\n`, { mode: 0o600 });
-      await sealAll(OLD);
-      const inodeBefore = (await stat(join(dataDir, APP_KEY_FILE))).ino;
-      const result = await rotate(config);
-
-      const installed = await keyFile(dataDir, APP_KEY_FILE);
-      assert.ok(installed && !installed.equals(OLD));
-      assert.deepEqual(await keyFile(dataDir, APP_KEY_PREVIOUS_FILE), OLD);
-      assert.equal(await fileMode(join(dataDir, APP_KEY_FILE)), 0o600);
-      assert.equal(await fileMode(join(dataDir, APP_KEY_PREVIOUS_FILE)), 0o600);
-      // Renamed into place (a new inode), no staged or temp file left, the lock released.
-      assert.notEqual((await stat(join(dataDir, APP_KEY_FILE))).ino, inodeBefore);
-      assert.deepEqual((await readdir(dataDir)).sort(), [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE]);
-      await assertAllOpenWith(installed);
-
-      assert.equal(result.store, 'embedded');
-      assert.equal(result.resealed, 3);
-      assert.equal(result.already_current, 0);
-      assert.equal(result.new_key, null, 'the key is in the file: not printed');
-      assert.equal(result.key_file, join(dataDir, APP_KEY_FILE));
-      assert.equal(result.previous_key_file, join(dataDir, APP_KEY_PREVIOUS_FILE));
-      const text = formatResult('key:rotate', result, false);
-      const json = formatResult('key:rotate', result, true);
-      assert.match(text, /^Re-sealed 3 secrets in 2 workspaces; 0 already sealed with the new key\./);
-      for (const output of [text, json]) {
-        assert.ok(!output.includes(formatAppKey(OLD).slice(7)), 'never the old key');
-        assert.ok(!output.includes(formatAppKey(installed).slice(7)), 'the new key stays in the file');
-        for (const password of PASSWORDS) assert.ok(!output.includes(password));
-      }
-    });
-
-    test('refuses while the service holds DATA_DIR, and changes nothing', async () => {
-      const release = await lockDataDir(dataDir, () => {});
-      try {
-        const keyBefore = await readFile(join(dataDir, APP_KEY_FILE), 'utf8');
-        const before = await snapshot();
-        let opened = false;
-        await assert.rejects(
-          rotate(config, {
-            opened: () => {
-              opened = true;
-            },
-          }),
-          (error: unknown) => {
-            assert.ok(error instanceof KeyRotationError);
-            assert.match(error.message, /is running on DATA_DIR .*stop it first/);
-            return true;
-          },
-        );
-        assert.equal(opened, false);
-        assert.equal(await readFile(join(dataDir, APP_KEY_FILE), 'utf8'), keyBefore);
-        assert.equal(existsSync(join(dataDir, APP_KEY_NEXT_FILE)), false);
-        assert.deepEqual(await snapshot(), before);
-      } finally {
-        await release();
-      }
-    });
-
-    test('a failed transaction leaves app.key, app.key.previous and the rows as they were', async () => {
-      const current = await keyFile(dataDir, APP_KEY_FILE);
-      assert.ok(current);
-      await sealAll(current);
-      const victim = sourceIds()[0] ?? '';
-      await setSealedPassword(
-        t.database.db,
-        victim,
-        tamperSealed((await sealedPasswords(t.database.db)).get(victim) ?? ''),
-      );
-      const files = async () =>
-        Promise.all(
-          [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE].map((name) => readFile(join(dataDir, name), 'utf8')),
-        );
-      const filesBefore = await files();
-      const before = await snapshot();
-      await assert.rejects(rotate(config), new RegExp(`SQL source ${victim}`));
-      assert.deepEqual(await files(), filesBefore);
-      assert.deepEqual((await readdir(dataDir)).sort(), [APP_KEY_FILE, APP_KEY_PREVIOUS_FILE]);
-      assert.deepEqual(await snapshot(), before);
-    });
-
-    test('resumes a rotation whose process died after the commit, with the key it staged', async () => {
-      const current = await keyFile(dataDir, APP_KEY_FILE);
-      assert.ok(current);
-      const [first] = sourceIds();
-      // The crash: app.key.next staged, the transaction committed for some values, app.key not yet swapped.
-      await writeFile(join(dataDir, APP_KEY_NEXT_FILE), `${formatAppKey(NEW)}\n`, { mode: 0o600 });
-      await sealAll((id) => (id === first ? NEW : current));
-      await assert.rejects(rotate(config, { newKey: formatAppKey(OTHER) }), /interrupted rotation/);
-      const result = await rotate(config);
-      assert.equal(result.resumed, true);
-      assert.equal(result.resealed, 2);
-      assert.equal(result.already_current, 1);
-      assert.deepEqual(await keyFile(dataDir, APP_KEY_FILE), NEW);
-      assert.deepEqual(await keyFile(dataDir, APP_KEY_PREVIOUS_FILE), current);
-      assert.equal(existsSync(join(dataDir, APP_KEY_NEXT_FILE)), false);
-      await assertAllOpenWith(NEW);
-      assert.match(formatResult('key:rotate', result, false), /^Finished the interrupted rotation/);
-    });
-
-    test('--new-key is used as given; a malformed one or the current key is refused before anything runs', async () => {
-      await rotate(config, { newKey: formatAppKey(OTHER) });
-      assert.deepEqual(await keyFile(dataDir, APP_KEY_FILE), OTHER);
-      await assertAllOpenWith(OTHER);
-      for (const [newKey, message] of [
-        ['base64:short', /--new-key must be base64/],
-        [formatAppKey(OTHER), /nothing to rotate/],
-      ] as const) {
-        let opened = false;
-        await assert.rejects(
-          rotate(config, {
-            newKey,
-            opened: () => {
-              opened = true;
-            },
-          }),
-          message,
-        );
-        assert.equal(opened, false);
-      }
-    });
-  });
-
-  test('embedded store with APP_KEY in the environment: writes no file, prints the generated key', async () => {
-    const dataDir = await tempDir();
-    await sealAll(OLD);
-    const result = await rotate(loadConfig({ DATA_DIR: dataDir, APP_KEY: formatAppKey(OLD) }));
-    const printed = decodeAppKey(result.new_key ?? '');
-    assert.ok(printed && !printed.equals(OLD));
-    await assertAllOpenWith(printed);
-    assert.deepEqual(await readdir(dataDir), []);
-    assert.equal(result.key_file, null);
-    assert.match(result.next_steps.join('\n'), /Set APP_KEY to the new key printed above/);
-    const text = formatResult('key:rotate', result, false);
-    assert.ok(text.includes(`New APP_KEY (shown once; store it now):\n  ${result.new_key}`));
-    assert.ok(!text.includes(formatAppKey(OLD)));
-  });
-
-  describe('PostgreSQL', () => {
-    // Never connected to: the rotation gets the test's store through openDatabase.
-    const pgEnv = (dataDir: string) => ({
-      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
-      DATA_DIR: dataDir,
-    });
-
-    test('finishing a rollover: APP_KEY is the new key, APP_KEY_PREVIOUS the old; no files, no key printed', async () => {
-      const dataDir = join(await tempDir(), 'absent');
-      const [first] = sourceIds();
-      await sealAll((id) => (id === first ? NEW : OLD));
-      const config = loadConfig({
-        ...pgEnv(dataDir),
-        APP_KEY: formatAppKey(NEW),
-        APP_KEY_PREVIOUS: formatAppKey(OLD),
-      });
-      assert.deepEqual(config.appKeyPrevious, OLD);
-      const result = await rotate(config);
-      assert.deepEqual(
-        [result.store, result.resealed, result.already_current, result.new_key, result.key_file],
-        ['postgres', 2, 1, null, null],
-      );
-      await assertAllOpenWith(NEW);
-      assert.equal(existsSync(dataDir), false);
-      assert.match(result.next_steps.join('\n'), /Remove APP_KEY_PREVIOUS/);
-      // Run again: idempotent.
-      assert.equal((await rotate(config)).resealed, 0);
-    });
-
-    test('one step from APP_KEY: prints the generated key and the rollout steps', async () => {
-      const dataDir = join(await tempDir(), 'absent');
-      await sealAll(OLD);
-      const result = await rotate(loadConfig({ ...pgEnv(dataDir), APP_KEY: formatAppKey(OLD) }));
-      const printed = decodeAppKey(result.new_key ?? '');
-      assert.ok(printed);
-      await assertAllOpenWith(printed);
-      assert.equal(existsSync(dataDir), false);
-      assert.equal(result.next_steps.length, 3);
-      assert.match(result.next_steps[0] ?? '', /APP_KEY_PREVIOUS to the old APP_KEY/);
-      const given = await rotate(loadConfig({ ...pgEnv(dataDir), APP_KEY: result.new_key ?? '' }), {
-        newKey: formatAppKey(NEW),
-      });
-      assert.equal(given.new_key, null, 'a key the operator gave is not echoed');
-      await assertAllOpenWith(NEW);
-    });
   });
 });
