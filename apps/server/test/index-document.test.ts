@@ -20,7 +20,7 @@ before(async () => {
   const tenant = await seedTenant(t);
   workspaceId = tenant.workspace.id;
   const agent = await createAgent(
-    { db: t.database.db, workspaceId, actor: { type: 'cli', id: null }, queue: t.queue },
+    { db: t.database.db, clock: t.clock, workspaceId, actor: { type: 'cli', id: null }, queue: t.queue },
     { name: 'Index bot' },
   );
   agentId = agent.id;
@@ -200,6 +200,7 @@ describe(`index-document job (${TEST_ENGINE})`, () => {
   test("a document without a language takes its agent's; changing the agent's language re-indexes it", async () => {
     const agents = {
       db: t.database.db,
+      clock: t.clock,
       workspaceId,
       actor: { type: 'cli' as const, id: null },
       queue: t.queue,

@@ -228,6 +228,7 @@ describe('jobs interrupted by a stop are retried at start, or given up with the 
       { agentId },
       {
         db: t.database.db,
+        clock: t.clock,
         log: createLogger('silent'),
         jobId: 'x',
         attempt: 1,

@@ -26,7 +26,7 @@ describe('site integration: request signatures (pinned clock)', () => {
   let otherToken: string;
 
   before(async () => {
-    t = await createTestApp({ env: UNTHROTTLED, now: () => new Date(FIXED_MS) });
+    t = await createTestApp({ env: UNTHROTTLED, clock: { now: () => new Date(FIXED_MS) } });
     site = await createSite(t);
     // A second valid integration token of the same workspace.
     otherToken = (await issueToken(t, site.tenant, ['wp:integration'])).token;

@@ -85,6 +85,7 @@ describe('source status: indexed means the fetch, every index job and the embedd
     );
   const jobContext = (db: Kysely<DB> = t.database.db, attempt = 1) => ({
     db,
+    clock: t.clock,
     log: createLogger('silent'),
     jobId: 'test',
     attempt,
