@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The service's layering rule, checked over every import in apps/server/src (docs/architecture.md
-// explains it), and the one-clock rule: services/ and chat/ never read the system clock themselves.
+// explains it), and the one-clock rule: services/, jobs/ and chat/ never read the system clock themselves.
 // Run by `npm run lint`; apps/server/test/layering.test.ts runs it too and proves that it catches a
 // violation. Exit code 1 and one line per problem when the rule is broken.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -42,13 +42,13 @@ const IMPORT =
   /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** Folders whose code takes "now" from the injected `Clock` (src/clock.ts), never from the system. */
-const CLOCK_INJECTED = /^(services|chat)\//;
+const CLOCK_INJECTED = /^(services|jobs|chat)\//;
 /** `new Date()` with no argument, or `Date.now` (called or passed as a function). */
 const SYSTEM_CLOCK = /\bnew\s+Date\s*\(\s*\)|\bDate\.now\b/;
 
 /**
- * One message per line of `source` that reads the system clock, for files under services/ and
- * chat/ (comment lines are skipped). Those take the service's one clock instead, so tests pin time.
+ * One message per line of `source` that reads the system clock, for files under services/, jobs/
+ * and chat/ (comment lines are skipped). Those take the service's one clock instead, so tests pin time.
  */
 export function systemClockReadsOf(path, source) {
   if (!CLOCK_INJECTED.test(path)) return [];
@@ -205,6 +205,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(1);
   }
   console.log(
-    'layering: no cycle, no import from a lower layer up to a higher one, no system clock in services/ or chat/',
+    'layering: no cycle, no import from a lower layer up to a higher one, no system clock in services/, jobs/ or chat/',
   );
 }

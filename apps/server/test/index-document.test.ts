@@ -80,7 +80,14 @@ async function insertDocument(input: {
 function runIndex(documentId: string): Promise<void> {
   return indexDocumentJob.handle(
     { documentId },
-    { db: t.database.db, log: createLogger('silent'), jobId: 'test-job', attempt: 1, queue: t.queue },
+    {
+      db: t.database.db,
+      clock: t.clock,
+      log: createLogger('silent'),
+      jobId: 'test-job',
+      attempt: 1,
+      queue: t.queue,
+    },
   );
 }
 
@@ -416,7 +423,14 @@ describe(`textSearchConfig cache (${TEST_ENGINE})`, () => {
     });
     await indexDocumentJob.handle(
       { documentId: id },
-      { db: flaky.db, log: createLogger('silent'), jobId: 'test-job', attempt: 1, queue: t.queue },
+      {
+        db: flaky.db,
+        clock: t.clock,
+        log: createLogger('silent'),
+        jobId: 'test-job',
+        attempt: 1,
+        queue: t.queue,
+      },
     );
     assert.equal(await chunksVectorisedWith(id, 'german'), 1);
   });

@@ -76,7 +76,14 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
   const doc = await t.database.db.selectFrom('documents').selectAll().executeTakeFirstOrThrow();
   await indexDocumentJob.handle(
     { documentId: doc.id },
-    { db: t.database.db, log: createLogger('silent'), jobId: 'x', attempt: 1, queue: t.queue },
+    {
+      db: t.database.db,
+      clock: t.clock,
+      log: createLogger('silent'),
+      jobId: 'x',
+      attempt: 1,
+      queue: t.queue,
+    },
   );
   const hits = await t.database.db
     .selectFrom('chunks')

@@ -204,7 +204,14 @@ export async function siteTypeOf(t: TestApp, agentId: string): Promise<string> {
 export function runIndexJob(t: TestApp, documentId: string): Promise<void> {
   return indexDocumentJob.handle(
     { documentId },
-    { db: t.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1, queue: t.queue },
+    {
+      db: t.database.db,
+      clock: t.clock,
+      log: createLogger('silent'),
+      jobId: 'test',
+      attempt: 1,
+      queue: t.queue,
+    },
   );
 }
 

@@ -99,7 +99,7 @@ async function storePages(context: JobContext, queue: JobQueue, source: SourceRe
             text: page.text,
             hash,
             metadata: {},
-            modifiedAt: new Date(),
+            modifiedAt: context.clock.now(),
           }),
         };
       }),

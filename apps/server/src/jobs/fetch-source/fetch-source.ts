@@ -55,11 +55,11 @@ export const fetchSourceJob = defineJob({
       throw error;
     }
   },
-  async giveUp({ sourceId }, { db }, reason) {
+  async giveUp({ sourceId }, { db, clock }, reason) {
     // Only a source this fetch left waiting or half-done: one failed already keeps its reason.
     const failed = await db
       .updateTable('sources')
-      .set({ status: 'failed', error: `failed: the fetch ${reason}`, updated_at: new Date() })
+      .set({ status: 'failed', error: `failed: the fetch ${reason}`, updated_at: clock.now() })
       .where('id', '=', sourceId)
       .where('status', 'in', ['queued', 'fetching'])
       .executeTakeFirst();
@@ -183,7 +183,7 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
           text: page.text,
           hash: page.hash,
           metadata: {},
-          modifiedAt: new Date(),
+          modifiedAt: context.clock.now(),
         }),
       },
     ]);

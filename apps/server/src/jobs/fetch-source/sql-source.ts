@@ -86,7 +86,7 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
               text: draft.text,
               hash,
               metadata: {},
-              modifiedAt: new Date(),
+              modifiedAt: context.clock.now(),
             }),
           };
         }),
