@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The service's layering rule, checked over every import in apps/server/src (docs/architecture.md
-// explains it). Run by `npm run lint`; apps/server/test/layering.test.ts runs it too and proves
-// that it catches a violation. Exit code 1 and one line per problem when the rule is broken.
+// explains it), and the one-clock rule: services/, jobs/ and chat/ never read the system clock themselves.
+// Run by `npm run lint`; apps/server/test/layering.test.ts runs it too and proves that it catches a
+// violation. Exit code 1 and one line per problem when the rule is broken.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
  * layer, imports between units must not form a cycle.
  */
 export const LAYERS = [
-  ['errors', 'config', 'security', 'db', 'logger.ts'],
+  ['errors', 'config', 'security', 'db', 'logger.ts', 'clock.ts'],
   [
     'outbound',
     'queue',
@@ -39,6 +40,31 @@ const HTTP_LAYER = LAYERS.findIndex((layer) => layer.includes('surfaces'));
 
 const IMPORT =
   /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Folders whose code takes "now" from the injected `Clock` (src/clock.ts), never from the system. */
+const CLOCK_INJECTED = /^(services|jobs|chat)\//;
+/** `new Date()` with no argument, or `Date.now` (called or passed as a function). */
+const SYSTEM_CLOCK = /\bnew\s+Date\s*\(\s*\)|\bDate\.now\b/;
+
+/**
+ * One message per line of `source` that reads the system clock, for files under services/, jobs/
+ * and chat/ (comment lines are skipped). Those take the service's one clock instead, so tests pin time.
+ */
+export function systemClockReadsOf(path, source) {
+  if (!CLOCK_INJECTED.test(path)) return [];
+  const problems = [];
+  source.split('\n').forEach((line, index) => {
+    const code = line.trim();
+    if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return;
+    const found = SYSTEM_CLOCK.exec(code);
+    if (found) {
+      problems.push(
+        `${path}:${index + 1}: reads the system clock (${found[0]}); take the injected Clock instead (src/clock.ts: scope.clock, the job context's clock, or a \`clock\`/\`now\` argument)`,
+      );
+    }
+  });
+  return problems;
+}
 
 /** The process entry points: each may start the others (the CLI runs a worker), so they are one unit. */
 const ENTRY_POINTS = new Set(LAYERS[LAYERS.length - 1]);
@@ -80,6 +106,7 @@ export function checkLayers(files) {
   const unitEdges = new Map();
   for (const [path, source] of files) {
     if (path.endsWith('.test.ts')) continue;
+    problems.push(...systemClockReadsOf(path, source));
     const from = unitOf(path);
     const fromLayer = layerOf(from);
     if (fromLayer < 0)
@@ -177,5 +204,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`layering: ${problems.length} problem(s); see docs/architecture.md`);
     process.exit(1);
   }
-  console.log('layering: no cycle, no import from a lower layer up to a higher one');
+  console.log(
+    'layering: no cycle, no import from a lower layer up to a higher one, no system clock in services/, jobs/ or chat/',
+  );
 }

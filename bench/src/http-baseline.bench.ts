@@ -12,6 +12,7 @@
  */
 import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { systemClock } from '../../apps/server/src/clock.js';
 import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
@@ -59,6 +60,7 @@ async function createServiceFixture(): Promise<ServiceFixture> {
     );
   }
   const app = await createApp({
+    clock: systemClock,
     config: store.config,
     database: store.database,
     queue,

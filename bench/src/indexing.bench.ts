@@ -15,6 +15,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { sql } from 'kysely';
+import { systemClock } from '../../apps/server/src/clock.js';
 import { ensureOptionalSchema } from '../../apps/server/src/db/optional-schema.js';
 import { createHashedEmbedder, embedText } from '../../apps/server/src/embeddings/index.js';
 import { chunkText } from '../../apps/server/src/ingest/chunk-text.js';
@@ -74,8 +75,8 @@ function inMemoryFloor(documents: readonly NewDocument[]): Phase {
   };
 }
 
-function embedContext(rs: RetrievalStore): JobContextOf<'embeddings'> {
-  return { db: rs.db, log: silentLog, jobId: 'bench', attempt: 1, embeddings: embedder };
+function embedContext(rs: RetrievalStore): JobContextOf<'embeddings' | 'clock'> {
+  return { db: rs.db, clock: systemClock, log: silentLog, jobId: 'bench', attempt: 1, embeddings: embedder };
 }
 
 /**

@@ -18,6 +18,7 @@
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { systemClock } from '../../apps/server/src/clock.js';
 import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createApiToken } from '../../apps/server/src/services/accounts/api-tokens.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
@@ -160,6 +161,7 @@ async function createServiceFixture(): Promise<ServiceFixture> {
   );
   const token = await createApiToken(store.scope, { name: 'shop site', abilities: ['wp:integration'] });
   const app = await createApp({
+    clock: systemClock,
     config: store.config,
     database: store.database,
     queue,

@@ -23,6 +23,7 @@
 import { cpus, loadavg } from 'node:os';
 import type { TSearchHit } from '@service/contract';
 import { sql } from 'kysely';
+import { systemClock } from '../../apps/server/src/clock.js';
 import type { DatabaseFeatures } from '../../apps/server/src/db/database.js';
 import { ensureOptionalSchema } from '../../apps/server/src/db/optional-schema.js';
 import { createHashedEmbedder, type EmbeddingProvider } from '../../apps/server/src/embeddings/index.js';
@@ -153,7 +154,7 @@ async function prepare(size: number): Promise<RetrievalStore> {
     for (const agentId of [rs.agent.agentId, rs.neighbour.agentId]) {
       await embedChunksJob.handle(
         { agentId },
-        { db: rs.db, log: silentLog, jobId: 'bench', attempt: 1, embeddings: embedder },
+        { db: rs.db, clock: systemClock, log: silentLog, jobId: 'bench', attempt: 1, embeddings: embedder },
       );
     }
   });

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { createApp } from '@service/server/app';
 import { chromium } from 'playwright-core';
+import { systemClock } from '../../apps/server/src/clock.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { listenLocal } from './support/http.js';
@@ -73,6 +74,7 @@ const agent = await createAgent(
   { name: 'Bench', is_published: true, allowed_origins: [hostOrigin] },
 );
 const app = await createApp({
+  clock: systemClock,
   config: store.config,
   database: store.database,
   queue,

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { systemClock } from '../../apps/server/src/clock.js';
 import { ensureAppKey } from '../../apps/server/src/config/app-key.js';
 import { loadConfig } from '../../apps/server/src/config/config.js';
 import { type Database, openPostgresDatabase } from '../../apps/server/src/db/database.js';
@@ -108,11 +109,13 @@ async function openPostgresStore(adminUrl: string): Promise<BenchStore> {
     await migrate(opened.pool, migrations);
     const tenant = await bootstrap({
       db: opened.db,
+      clock: systemClock,
       input: { email: 'bench@example.com', password: 'correct horse battery', workspace: 'Bench' },
       bcryptCost: config.bcryptCost,
     });
     const scope: TenantScope = {
       db: opened.db,
+      clock: systemClock,
       workspaceId: tenant.workspace.id,
       actor: { type: 'cli', id: null },
     };
@@ -178,6 +181,7 @@ async function createBaselineApp(pool: pg.Pool): Promise<FastifyInstance> {
 async function createServiceApp(store: BenchStore, queue: JobQueue): Promise<FastifyInstance> {
   if (store.config.widgetRateLimitScale < 10_000) throw new Error('WIDGET_RATE_LIMIT_SCALE was not applied');
   return createApp({
+    clock: systemClock,
     config: store.config,
     database: store.database,
     queue,

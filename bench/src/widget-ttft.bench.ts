@@ -24,6 +24,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { createApp } from '@service/server/app';
 import type { FastifyInstance } from 'fastify';
+import { systemClock } from '../../apps/server/src/clock.js';
 import { ensureOptionalSchema } from '../../apps/server/src/db/optional-schema.js';
 import { createHashedEmbedder } from '../../apps/server/src/embeddings/index.js';
 import { embedChunksJob } from '../../apps/server/src/jobs/embed-chunks.js';
@@ -190,7 +191,7 @@ async function seedAndIndex(store: EmbeddedStore, queue: JobQueue, agentId: stri
   });
   const db = store.database.db;
   const documents = await db.selectFrom('documents').select('id').where('agent_id', '=', agentId).execute();
-  const context = { db, log, jobId: 'bench', attempt: 1, queue, embeddings };
+  const context = { db, clock: systemClock, log, jobId: 'bench', attempt: 1, queue, embeddings };
   for (const doc of documents) await indexDocumentJob.handle({ documentId: doc.id }, context);
   await embedChunksJob.handle({ agentId }, context);
   const count = async (table: 'chunks' | 'embeddings') =>
@@ -234,6 +235,7 @@ async function createFixture(): Promise<Fixture> {
   );
   const seeded = await seedAndIndex(store, queue, agent.id);
   const app = await createApp({
+    clock: systemClock,
     config: store.config,
     database: store.database,
     queue,

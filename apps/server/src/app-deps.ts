@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import type { KeyedConfig } from './config/config.js';
 import type { Database } from './db/database.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
@@ -17,6 +18,6 @@ export type AppDeps = {
   expectedMigrations: number;
   /** The built widget; defaults to WIDGET_DIST_DIR's (one per app, so its manifest cache is shared). */
   widgetAssets?: WidgetAssets;
-  /** The clock signature windows are checked against (tests pin it); defaults to the system clock. */
-  now?: () => Date;
+  /** The service's one clock (`systemClock` in `service.ts`; tests pin it): every service call and signature window reads it. */
+  clock: Clock;
 };

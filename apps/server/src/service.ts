@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { startControlServer } from './cli/control-socket.js';
+import { systemClock } from './clock.js';
 import type { KeyedConfig } from './config/config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { type Database, openEmbeddedDatabase, openPostgresDatabase } from './db/database.js';
@@ -38,6 +39,8 @@ export async function startService(
   log: Logger,
   options: { http?: boolean; worker?: boolean; onFatal?: (error: Error) => void } = {},
 ): Promise<RunningService> {
+  // The process's one clock: the app, the worker's handlers and the control socket all read it.
+  const clock = systemClock;
   const cleanups: Array<() => Promise<void>> = [];
   const runCleanups = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
@@ -94,7 +97,7 @@ export async function startService(
     let url: string | null = null;
     if (options.http ?? true) {
       const server = await createApp(
-        { config, database, queue, embeddings, expectedMigrations: migrations.length },
+        { config, database, queue, embeddings, clock, expectedMigrations: migrations.length },
         { logger: log },
       );
       app = server;
@@ -109,13 +112,13 @@ export async function startService(
         const origins = config.publicBaseUrl
           ? [new URL(config.publicBaseUrl).origin]
           : [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
-        const demo = await seedDemo({ db: database.db, queue, appKey: config.appKey, origins, log });
+        const demo = await seedDemo({ db: database.db, clock, queue, appKey: config.appKey, origins, log });
         if (demo) log.info(`Demo: open ${url}/demo to chat with the sample agent (no key needed)`);
       }
     }
 
     if (config.database.mode === 'embedded') {
-      const control = await startControlServer({ config, database, log }, log);
+      const control = await startControlServer({ config, database, clock, log }, log);
       if (control) cleanups.push(() => control.close());
     }
 
@@ -134,6 +137,7 @@ export async function startService(
       if (agents > 0)
         log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
       await queue.work({
+        clock,
         safeUrlAllow: config.safeUrlAllow,
         embeddings,
         appKey: config.appKey,

@@ -31,7 +31,7 @@ describe('admin API: conversations inbox', () => {
   };
 
   before(async () => {
-    t = await createTestApp({ now: () => CLOCK });
+    t = await createTestApp({ clock: { now: () => CLOCK } });
     acme = await seedTenant(t, 'Acme Inbox');
     other = await seedTenant(t, 'Other Inbox');
     agentId = await seedAgent(t, acme.workspace.id);

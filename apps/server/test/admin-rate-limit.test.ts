@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { createApp } from '../src/app.js';
+import { systemClock } from '../src/clock.js';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { loadMigrations } from '../src/db/migrate.js';
 import { embeddingProviderFor } from '../src/embeddings/index.js';
@@ -191,6 +192,7 @@ describe('admin API: two instances sharing Redis count one budget per credential
     t = await createTestApp({ env });
     // A second app instance over the same store: its own limiters and its own Redis connection.
     second = await createApp({
+      clock: systemClock,
       config: t.config,
       database: t.database,
       queue: t.queue,

@@ -20,7 +20,7 @@ describe('admin sessions: password sign-in, HttpOnly cookie and CSRF header', ()
   let address = 0;
 
   before(async () => {
-    t = await createTestApp({ now: () => clock });
+    t = await createTestApp({ clock: { now: () => clock } });
     tenant = await seedTenant(t, 'Sessions');
     other = await seedTenant(t, 'Other sessions');
   });

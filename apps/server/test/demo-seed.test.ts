@@ -22,6 +22,7 @@ describe('the demo seed', () => {
   const seed = (origins: string[]) => {
     return seedDemo({
       db: t.database.db,
+      clock: t.clock,
       queue: t.queue,
       appKey: t.config.appKey,
       origins,
@@ -73,7 +74,7 @@ describe('the demo seed', () => {
   });
 
   test('demo:connect allows a local shop origin on the demo agent and issues a working integration token', async () => {
-    const ctx = { config: t.config, database: t.database, log: createLogger('silent') };
+    const ctx = { config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') };
     const first = await DATA_COMMANDS['demo:connect'](ctx, { origin: ' http://LOCALHOST:4100/ ' });
     const again = await DATA_COMMANDS['demo:connect'](ctx, { origin: 'http://localhost:4100' });
     assert.notEqual(first.token, again.token, 'each call issues a fresh token');
@@ -123,7 +124,7 @@ describe('the demo seed', () => {
     assert.equal(await seed([SITE]), null);
     await assert.rejects(
       DATA_COMMANDS['demo:connect'](
-        { config: t.config, database: t.database, log: createLogger('silent') },
+        { config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') },
         { origin: SITE },
       ),
       (error: unknown) =>

@@ -61,7 +61,14 @@ describe('cli eval: retrieval metrics on the shipped golden set', () => {
     if (t.database.features.vector) {
       await embedChunksJob.handle(
         { agentId },
-        { db: t.database.db, log, jobId: 't', attempt: 1, embeddings: createHashedEmbedder() },
+        {
+          db: t.database.db,
+          clock: t.clock,
+          log,
+          jobId: 't',
+          attempt: 1,
+          embeddings: createHashedEmbedder(),
+        },
       );
     }
     questions = parseGoldenSet(await readFile(GOLDEN, 'utf8'));
@@ -73,6 +80,7 @@ describe('cli eval: retrieval metrics on the shipped golden set', () => {
   const ctx = (embeddings?: ReturnType<typeof createHashedEmbedder> | null) => ({
     config: t.config,
     database: t.database,
+    clock: t.clock,
     log,
     ...(embeddings !== undefined ? { embeddings } : {}),
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ZAgent } from '@service/contract';
 import { z } from 'zod';
+import { systemClock } from '../src/clock.js';
 import { ensureAppKey } from '../src/config/app-key.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logger.js';
@@ -44,6 +45,7 @@ test('stopping the service terminates the extraction threads an upload started',
   try {
     const { admin_token } = await bootstrap({
       db: service.database.db,
+      clock: systemClock,
       input: { email: 'owner@example.com', password: 'correct horse battery', workspace: 'Stop test' },
       bcryptCost: 4,
     });

@@ -32,7 +32,7 @@ describe('a wiring bug is a 500, never a 401', () => {
    */
   async function wrongRoutes(app: FastifyInstance): Promise<void> {
     const workspaceOf = (request: FastifyRequest) => ({
-      workspace: adminScope(t.database.db, request).workspaceId,
+      workspace: adminScope({ database: t.database, clock: t.clock }, request).workspaceId,
     });
     const besideAdmin: FastifyPluginAsync = async (beside) => {
       beside.get('/test-beside', async (request) => workspaceOf(request));

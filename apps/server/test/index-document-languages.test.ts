@@ -82,6 +82,7 @@ describe(`index-document job: text search configuration per language (${TEST_ENG
   test("a document without a language takes its agent's; changing the agent's language re-indexes it", async () => {
     const agents = {
       db: f.t.database.db,
+      clock: f.t.clock,
       workspaceId: f.workspaceId,
       actor: { type: 'cli' as const, id: null },
       queue: f.t.queue,

@@ -44,6 +44,7 @@ describe('webhook deliveries and lead pushes that fail for good say why', () => 
 
   const context = (): JobContext => ({
     db: t.database.db,
+    clock: t.clock,
     log: createLogger('silent'),
     jobId: 'test',
     attempt: 7,
@@ -55,6 +56,7 @@ describe('webhook deliveries and lead pushes that fail for good say why', () => 
     counter += 1;
     const lead = await captureLead({
       db: t.database.db,
+      clock: t.clock,
       queue,
       workspaceId: shop.tenant.workspace.id,
       agentId: shop.agentId,

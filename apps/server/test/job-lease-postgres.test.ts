@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { systemClock } from '../src/clock.js';
 import { createLogger } from '../src/logger.js';
 import { JobQueue } from '../src/queue/job-queue.js';
 import { leaseProbeJob, openProbeDatabase, PROBE_LEASE } from './support/lease-probe.js';
@@ -112,7 +113,7 @@ describe('a job whose worker process is killed on PostgreSQL is retried after it
     child.kill('SIGKILL');
     await exited;
     const killedAt = Date.now();
-    await queue.work({ appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
+    await queue.work({ clock: systemClock, appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
     // Lease (2 s) + sweep (1 s) + retry delay (1 s) + polling, with room for a loaded machine;
     // without the lease it would wait for the queue's 15-minute expiry.
     while ((await runs()).length < 2 && Date.now() - killedAt < 60_000) await sleep(200);

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { systemClock } from '../src/clock.js';
 import type { Database } from '../src/db/database.js';
 import { createLogger } from '../src/logger.js';
 import { defineJob, JobQueue } from '../src/queue/job-queue.js';
@@ -101,7 +102,7 @@ describe(`job leases (${TEST_ENGINE})`, () => {
     assert.ok(orphan && last);
     await leaveOrphaned(orphan, 0);
     await leaveOrphaned(last, 1);
-    await queue.work({ appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
+    await queue.work({ clock: systemClock, appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
   });
 
   test('a job running past its lease is kept alive by its worker, and runs once', async () => {

@@ -129,6 +129,7 @@ describe('jobs interrupted by a stop are retried at start, or given up with the 
         { documentId: await firstDocument(waiting.id) },
         {
           db: t.database.db,
+          clock: t.clock,
           log: createLogger('silent'),
           jobId: 'x',
           attempt: 1,
@@ -228,6 +229,7 @@ describe('jobs interrupted by a stop are retried at start, or given up with the 
       { agentId },
       {
         db: t.database.db,
+        clock: t.clock,
         log: createLogger('silent'),
         jobId: 'x',
         attempt: 1,

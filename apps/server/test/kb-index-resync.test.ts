@@ -30,11 +30,14 @@ describe('knowledge base: re-syncing an agent from the articles', () => {
       .execute();
     await t.database.db.deleteFrom('documents').where('external_id', '=', a.id).execute();
 
-    const result = await t.database.db
-      .transaction()
-      .execute((trx) =>
-        syncKbForAgent(trx, t.queue, { workspaceId: acme.workspace.id, agentId, publicBaseUrl: undefined }),
-      );
+    const result = await t.database.db.transaction().execute((trx) =>
+      syncKbForAgent(trx, t.queue, {
+        workspaceId: acme.workspace.id,
+        agentId,
+        clock: t.clock,
+        publicBaseUrl: undefined,
+      }),
+    );
     assert.deepEqual(result, { queued: 1, removed: 1 });
     const docs = await kbDocuments(t, agentId);
     assert.deepEqual(
@@ -46,11 +49,14 @@ describe('knowledge base: re-syncing an agent from the articles', () => {
 
     // Run twice: nothing changes, nothing is queued.
     await indexAll(t, agentId);
-    const again = await t.database.db
-      .transaction()
-      .execute((trx) =>
-        syncKbForAgent(trx, t.queue, { workspaceId: acme.workspace.id, agentId, publicBaseUrl: undefined }),
-      );
+    const again = await t.database.db.transaction().execute((trx) =>
+      syncKbForAgent(trx, t.queue, {
+        workspaceId: acme.workspace.id,
+        agentId,
+        clock: t.clock,
+        publicBaseUrl: undefined,
+      }),
+    );
     assert.deepEqual(again, { queued: 0, removed: 0 });
 
     // Another workspace's agent is a 404, not a sync.
@@ -58,7 +64,9 @@ describe('knowledge base: re-syncing an agent from the articles', () => {
     await assert.rejects(
       t.database.db
         .transaction()
-        .execute((trx) => syncKbForAgent(trx, t.queue, { workspaceId: other.workspace.id, agentId })),
+        .execute((trx) =>
+          syncKbForAgent(trx, t.queue, { workspaceId: other.workspace.id, agentId, clock: t.clock }),
+        ),
       /not_found|Not found/i,
     );
   });

@@ -26,6 +26,7 @@ describe('knowledge base: a removal does not settle a source whose vectors are m
     if (!embeddings) return ctx.skip('no vectors on this engine');
     const context: JobContext = {
       db: t.database.db,
+      clock: t.clock,
       log: createLogger('silent'),
       jobId: 'test',
       attempt: 1,

@@ -83,6 +83,30 @@ describe('layering (docs/architecture.md)', () => {
     ]);
   });
 
+  test('services/, jobs/ and chat/ that read the system clock fail; other layers and comments do not', () => {
+    const files = tree({
+      'clock.ts': 'export const systemClock = { now: () => new Date() };\n',
+      'services/accounts/api-tokens.ts':
+        "import type { Clock } from '../../clock.js';\n// not new Date()\nconst at = new Date( );\n",
+      'services/knowledge/sources.ts': 'const ms = Date.now();\nconst parsed = new Date(row.at);\n',
+      'chat/answer-engine.ts': 'const started = { now: Date.now };\n',
+      'jobs/push-lead.ts': 'const pushedAt = new Date();\n',
+      'crawl/crawl-site.ts': 'const startedAt = Date.now();\n',
+    });
+    const problems = checkLayers(files);
+    assert.deepEqual(
+      problems.map((problem) => problem.split(': reads the system clock')[0]),
+      [
+        'services/accounts/api-tokens.ts:3',
+        'services/knowledge/sources.ts:1',
+        'chat/answer-engine.ts:1',
+        'jobs/push-lead.ts:1',
+      ],
+    );
+    assert.match(problems[0] ?? '', /reads the system clock \(new Date\( \)\); take the injected Clock/);
+    assert.match(problems[2] ?? '', /\(Date\.now\)/);
+  });
+
   test("README's layout and docs/architecture.md name every folder that exists", () => {
     const layout =
       readFileSync(join(repoDir, 'README.md'), 'utf8').split('## Layout')[1]?.split('\n## ')[0] ?? '';

@@ -35,6 +35,7 @@ describe('push-lead: leads reach the site through its signed leads route', () =>
   /** The context the worker would give the handler (SAFE_URL_ALLOW from config unless told). */
   const context = (attempt = 1, safeUrlAllow = t.config.safeUrlAllow): JobContext => ({
     db: t.database.db,
+    clock: t.clock,
     log: createLogger('silent'),
     jobId: 'test',
     attempt,
@@ -47,6 +48,7 @@ describe('push-lead: leads reach the site through its signed leads route', () =>
     const visitor = await seedVisitor(t, shop);
     const lead = await captureLead({
       db: t.database.db,
+      clock: t.clock,
       queue,
       workspaceId: shop.tenant.workspace.id,
       agentId: shop.agentId,

@@ -41,6 +41,7 @@ describe('leads: capture, deduplication, webhook fan-out, erasure', () => {
     const make = async (site: Site) => {
       const scope = {
         db: t.database.db,
+        clock: t.clock,
         workspaceId: site.tenant.workspace.id,
         actor: CLI,
         appKey: t.config.appKey,
@@ -70,6 +71,7 @@ describe('leads: capture, deduplication, webhook fan-out, erasure', () => {
   ) =>
     captureLead({
       db: t.database.db,
+      clock: t.clock,
       queue,
       workspaceId: site.tenant.workspace.id,
       agentId: site.agentId,
@@ -197,6 +199,7 @@ describe('leads: capture, deduplication, webhook fan-out, erasure', () => {
     await assert.rejects(
       captureLead({
         db: t.database.db,
+        clock: t.clock,
         queue,
         workspaceId: other.tenant.workspace.id,
         agentId: shop.agentId,

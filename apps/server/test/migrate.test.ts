@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../src/app.js';
+import { systemClock } from '../src/clock.js';
 import type { Database } from '../src/db/database.js';
 import { loadMigrations, migrate, migrationStatus } from '../src/db/migrate.js';
 import { createTestConfig, startTestQueue } from './support/test-app.js';
@@ -86,7 +87,13 @@ describe(`migrations (${TEST_ENGINE})`, () => {
     const expected = (await loadMigrations()).length;
     // The queue keeps its own schema (pgboss), apart from the migrations this test counts.
     const queue = await startTestQueue(database);
-    const app = await createApp({ config, database, queue, expectedMigrations: expected });
+    const app = await createApp({
+      config,
+      database,
+      queue,
+      clock: systemClock,
+      expectedMigrations: expected,
+    });
     try {
       assert.deepEqual(await migrationStatus(database.pool, expected), { current: 0, expected });
       const res = await app.inject({ method: 'GET', url: '/readyz' });

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
+import { systemClock } from '../src/clock.js';
 import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
 import { createLogger } from '../src/logger.js';
@@ -20,7 +21,7 @@ const log = createLogger('info', { write: (line: string) => logLines.push(line) 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ZDocPayload = z.strictObject({ docId: z.string().min(1) });
 /** What a worker hands every handler; these test jobs use none of it. */
-const SERVICES: JobServices = { appKey: randomBytes(32) };
+const SERVICES: JobServices = { clock: systemClock, appKey: randomBytes(32) };
 
 /** Polls `check` until it returns true; fails after `timeoutMs` with `what`. */
 async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

@@ -44,6 +44,7 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
 
   const context = (embeddings: EmbeddingProvider | null) => ({
     db: t.database.db,
+    clock: t.clock,
     log,
     jobId: 'test',
     attempt: 1,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, test } from 'node:test';
 import { createApp } from '../src/app.js';
+import { systemClock } from '../src/clock.js';
 import { loadMigrations } from '../src/db/migrate.js';
 import { createTestConfig, startTestQueue } from './support/test-app.js';
 import { createTestDatabase } from './support/test-database.js';
@@ -15,6 +16,7 @@ after(async () => {
 
 test('during shutdown a request in flight finishes and a new one gets a 503 envelope', async () => {
   const app = await createApp({
+    clock: systemClock,
     config: await createTestConfig(),
     database,
     queue,

@@ -33,7 +33,7 @@ const apps = new Map<number, TestApp>();
 async function prepare(now: number, keys: string[]): Promise<TestApp> {
   // Plenty of requests per token: this file checks signatures, not the throttle.
   const t = await createTestApp({
-    now: () => new Date(now * 1000),
+    clock: { now: () => new Date(now * 1000) },
     env: { WP_THROTTLE_PER_MINUTE: '10000' },
   });
   const tenant = await seedTenant(t);

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { DATA_COMMANDS } from '../src/cli/commands.js';
+import { systemClock } from '../src/clock.js';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import type { Database } from '../src/db/database.js';
 import {
@@ -137,7 +138,12 @@ describe('store maintenance on the embedded store (PGlite has no autovacuum)', {
     await sql`delete from maintenance_probe where id <= 210`.execute(database.db);
     assert.equal((await probeStats(database)).dead, 10);
     const config = await createTestConfig();
-    const result = await DATA_COMMANDS.maintenance({ config, database, log: createLogger('silent') });
+    const result = await DATA_COMMANDS.maintenance({
+      config,
+      database,
+      clock: systemClock,
+      log: createLogger('silent'),
+    });
     await rm(config.dataDir, { recursive: true, force: true });
     const probe = result.tables.find((row) => row.table === 'public.maintenance_probe');
     assert.equal(probe?.action, 'vacuum analyze');
@@ -183,7 +189,7 @@ describe('store maintenance on PostgreSQL', {
     assert.equal(await runStoreMaintenance({ db: database.db, log }), null);
     assert.equal(lines.filter((entry) => String(entry.msg).includes('PostgreSQL has autovacuum')).length, 1);
     const config = await createTestConfig();
-    const result = await DATA_COMMANDS.maintenance({ config, database, log });
+    const result = await DATA_COMMANDS.maintenance({ config, database, clock: systemClock, log });
     await rm(config.dataDir, { recursive: true, force: true });
     assert.deepEqual(result, { skipped: 'PostgreSQL has autovacuum', tables: [] });
   });

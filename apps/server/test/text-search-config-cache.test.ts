@@ -68,7 +68,14 @@ describe(`textSearchConfig cache (${TEST_ENGINE})`, () => {
     });
     await indexDocumentJob.handle(
       { documentId: id },
-      { db: flaky.db, log: createLogger('silent'), jobId: 'test-job', attempt: 1, queue: f.t.queue },
+      {
+        db: flaky.db,
+        clock: f.t.clock,
+        log: createLogger('silent'),
+        jobId: 'test-job',
+        attempt: 1,
+        queue: f.t.queue,
+      },
     );
     assert.equal(await chunksVectorisedWith(id, 'german'), 1);
   });

@@ -21,7 +21,7 @@ describe('two-factor sign-in (TOTP) with recovery codes', () => {
   let address = 0;
 
   before(async () => {
-    t = await createTestApp({ now: () => clock });
+    t = await createTestApp({ clock: { now: () => clock } });
   });
   after(() => t.close());
 

@@ -54,6 +54,7 @@ describe('webhook deliveries: signed, recorded, retried, redelivered', () => {
 
   const context = (attempt = 1, key = appKey): JobContext => ({
     db: t.database.db,
+    clock: t.clock,
     log: createLogger('silent'),
     jobId: 'test',
     attempt,
@@ -67,6 +68,7 @@ describe('webhook deliveries: signed, recorded, retried, redelivered', () => {
     const visitor = await seedVisitor(t, site);
     const lead = await captureLead({
       db: t.database.db,
+      clock: t.clock,
       queue,
       workspaceId: site.tenant.workspace.id,
       agentId: site.agentId,

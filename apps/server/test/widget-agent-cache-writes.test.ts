@@ -4,7 +4,7 @@ import { ZCoupon, ZProduct } from '@service/contract';
 import type { JobQueue } from '../src/queue/job-queue.js';
 import { updateAgent } from '../src/services/agents/agents.js';
 import type { TenantScope } from '../src/services/context.js';
-import { syncCoupons, syncProducts } from '../src/services/knowledge/site-sync.js';
+import { type SyncDeps, syncCoupons, syncProducts } from '../src/services/knowledge/site-sync.js';
 import { deleteSource, updateSource } from '../src/services/knowledge/sources.js';
 import { readWidgetAgent } from '../src/services/widget/widget-session.js';
 import {
@@ -30,19 +30,17 @@ describe('widget agent cache: cleared by the services that write agents, sources
   function scopeOf(site: Site): TenantScope & { queue: JobQueue } {
     return {
       db: t.database.db,
+      clock: t.clock,
       workspaceId: site.tenant.workspace.id,
       actor: { type: 'cli', id: null },
       queue: t.queue,
     };
   }
 
-  function syncDeps(site: Site): {
-    db: TestApp['database']['db'];
-    queue: JobQueue;
-    caller: { tokenId: string; workspaceId: string };
-  } {
+  function syncDeps(site: Site): SyncDeps {
     return {
       db: t.database.db,
+      clock: t.clock,
       queue: t.queue,
       caller: { tokenId: site.tokenId, workspaceId: site.tenant.workspace.id },
     };

@@ -49,6 +49,7 @@ describe('widget leads', () => {
     t.database.db.selectFrom('webhook_deliveries').selectAll().where('subject_id', '=', leadId).execute();
   const context = () => ({
     db: t.database.db,
+    clock: t.clock,
     log: createLogger('silent'),
     jobId: 'test',
     attempt: 1,

@@ -58,7 +58,7 @@ describe('the stream and the JSON route render an error with one mapping', () =>
   let t: TestApp;
   let agentId: string;
   before(async () => {
-    t = await createTestApp({ now });
+    t = await createTestApp({ clock: { now } });
     ({ agentId } = await createWidgetAgent(t));
   });
   after(() => t.close());

@@ -17,7 +17,7 @@ describe('widget tokens', () => {
   const key = widgetTokenKey({ widgetTokenSecret: SECRET, appKey: randomBytes(32) });
 
   before(async () => {
-    t = await createTestApp({ env: { WIDGET_TOKEN_SECRET: SECRET }, now: () => clock });
+    t = await createTestApp({ env: { WIDGET_TOKEN_SECRET: SECRET }, clock: { now: () => clock } });
   });
   after(() => t.close());
 

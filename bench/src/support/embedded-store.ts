@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { systemClock } from '../../../apps/server/src/clock.js';
 import { ensureAppKey } from '../../../apps/server/src/config/app-key.js';
 import { type KeyedConfig, loadConfig } from '../../../apps/server/src/config/config.js';
 import { type Database, openEmbeddedDatabase } from '../../../apps/server/src/db/database.js';
@@ -60,11 +61,13 @@ export async function openEmbeddedStore(env: Record<string, string> = {}): Promi
     await migrate(opened.pool, migrations);
     const tenant = await bootstrap({
       db: opened.db,
+      clock: systemClock,
       input: { email: 'bench@example.com', password: 'correct horse battery', workspace: 'Bench' },
       bcryptCost: config.bcryptCost,
     });
     const scope: TenantScope = {
       db: opened.db,
+      clock: systemClock,
       workspaceId: tenant.workspace.id,
       actor: { type: 'cli', id: null },
     };

@@ -6,6 +6,7 @@
  * maintenance job's table pass and times plain ANALYZE on the main tables.
  */
 import { type Kysely, sql } from 'kysely';
+import { systemClock } from '../../../apps/server/src/clock.js';
 import type { DB } from '../../../apps/server/src/db/schema.js';
 import type { EmbeddingProvider } from '../../../apps/server/src/embeddings/index.js';
 import { embedChunksJob } from '../../../apps/server/src/jobs/embed-chunks.js';
@@ -63,7 +64,7 @@ export async function churnDocuments(
   }
   await embedChunksJob.handle(
     { agentId: target.agentId },
-    { db: rs.db, log: silentLog, jobId: 'bench-churn', attempt: 1, embeddings: embedder },
+    { db: rs.db, clock: systemClock, log: silentLog, jobId: 'bench-churn', attempt: 1, embeddings: embedder },
   );
   // The backend reports its activity counters at most once a second, when idle: let it.
   await new Promise((resolve) => setTimeout(resolve, 1_200));

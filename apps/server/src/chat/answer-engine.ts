@@ -1,5 +1,6 @@
 import type { TBlock, TCitation, TStreamFrame, TWidgetAnswer } from '@service/contract';
 import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
 import type { DB } from '../db/schema.js';
 import type { StoredBlock } from '../db/schema-conversations.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
@@ -29,7 +30,7 @@ export type AnswerInput = {
    */
   offlineReply?: { text: string; answered: boolean } | null;
   emit: FrameSink;
-  now: () => Date;
+  clock: Clock;
   signal?: AbortSignal;
   /** Model-only inputs: history, tools. */
   model: Omit<ModelTurnInput, 'provider' | 'context' | 'question' | 'language' | 'onToken' | 'signal'>;
@@ -50,13 +51,13 @@ const OFFLINE_WORDS_PER_FRAME = 4;
  */
 export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer> {
   const { caller, emit } = input;
-  const started = input.now().getTime();
+  const started = input.clock.now().getTime();
   const messageId = newId();
   emit({ event: 'start', data: { conversation_id: caller.conversation.id, message_id: messageId } });
   let firstTokenAt: number | null = null;
   const onToken = (text: string) => {
     if (text === '') return;
-    firstTokenAt ??= input.now().getTime();
+    firstTokenAt ??= input.clock.now().getTime();
     emit({ event: 'token', data: { t: text } });
   };
 
@@ -164,7 +165,7 @@ async function storeTurn(
   },
 ): Promise<void> {
   const { caller } = input;
-  const now = input.now();
+  const now = input.clock.now();
   await input.db.transaction().execute(async (trx) => {
     if (turn.messageId) {
       const blocks: StoredBlock[] = turn.blocks ?? [];

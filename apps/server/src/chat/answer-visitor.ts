@@ -25,8 +25,8 @@ export async function answerVisitor(options: {
   baseUrl?: string | undefined;
 }): Promise<TWidgetAnswer> {
   const { deps, caller } = options;
-  const { db, log, now } = deps;
-  const questionId = await recordVisitorMessage(db, caller, options.message, now());
+  const { db, log, clock } = deps;
+  const questionId = await recordVisitorMessage(db, caller, options.message, clock.now());
   if (isBotSilenced(caller.conversation)) {
     options.emit({
       event: 'done',
@@ -46,7 +46,7 @@ export async function answerVisitor(options: {
       question: options.message,
       features: deps.features,
       embeddings: deps.embeddings,
-      now: now(),
+      now: clock.now(),
       onError: (error, what) => log.warn({ err: error }, what),
       baseUrl: options.baseUrl,
     }),
@@ -78,7 +78,7 @@ export async function answerVisitor(options: {
     },
     offlineReply,
     emit: options.emit,
-    now,
+    clock,
     ...(options.signal ? { signal: options.signal } : {}),
     model: {
       questionMessageId: questionId,
@@ -87,7 +87,7 @@ export async function answerVisitor(options: {
       shopperVerified: caller.conversation.shopper_verified_at !== null,
       history,
       tools: orderTools({ deps, caller }),
-      now: now(),
+      now: clock.now(),
     },
   });
 }

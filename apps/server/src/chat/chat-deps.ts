@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
 import type { KeyedConfig } from '../config/config.js';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
@@ -20,5 +21,5 @@ export type ChatDeps = {
   config: Pick<KeyedConfig, 'llm' | 'appKey' | 'appKeyPrevious' | 'safeUrlAllow'>;
   log: ChatLog;
   /** The one clock of the service (tests pin it). */
-  now: () => Date;
+  clock: Clock;
 };

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { normalizeOrigin, ZAbility } from '@service/contract';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Clock } from '../clock.js';
 import type { KeyedConfig } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
@@ -29,6 +30,8 @@ import { connectDemoShop } from '../services/ops/demo-seed.js';
 export type CommandContext = {
   config: KeyedConfig;
   database: Database;
+  /** The clock of the process that runs the command (the service's own, through the control socket). */
+  clock: Clock;
   log: Logger;
   embeddings?: EmbeddingProvider | null;
 };
@@ -63,7 +66,12 @@ const ZEvalArgs = z.strictObject({
 /** Commands that read or write the store; each one can run locally or through the control socket. */
 export const DATA_COMMANDS = {
   async bootstrap(ctx: CommandContext, args: Record<string, unknown>) {
-    return bootstrap({ db: ctx.database.db, input: args, bcryptCost: ctx.config.bcryptCost });
+    return bootstrap({
+      db: ctx.database.db,
+      clock: ctx.clock,
+      input: args,
+      bcryptCost: ctx.config.bcryptCost,
+    });
   },
   async 'token:create'(ctx: CommandContext, args: Record<string, unknown>) {
     const parsed = ZTokenCreateArgs.safeParse(args);
@@ -75,7 +83,7 @@ export const DATA_COMMANDS = {
       throw error;
     });
     const token = await createApiToken(
-      { db: ctx.database.db, workspaceId: workspace.id, actor: { type: 'cli', id: null } },
+      { db: ctx.database.db, clock: ctx.clock, workspaceId: workspace.id, actor: { type: 'cli', id: null } },
       { name: parsed.data.name, abilities: parsed.data.abilities },
     );
     return { ...token, workspace_id: workspace.id };
@@ -84,7 +92,7 @@ export const DATA_COMMANDS = {
   async 'demo:connect'(ctx: CommandContext, args: Record<string, unknown>) {
     const parsed = ZDemoConnectArgs.safeParse(args);
     if (!parsed.success) throw validationErrorFromZod(parsed.error.issues);
-    return connectDemoShop({ db: ctx.database.db, origin: parsed.data.origin });
+    return connectDemoShop({ db: ctx.database.db, clock: ctx.clock, origin: parsed.data.origin });
   },
   async migrate(ctx: CommandContext) {
     return migrate(ctx.database.pool, await loadMigrations());

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import { systemClock } from '../clock.js';
 import { ensureAppKey, generateAppKey } from '../config/app-key.js';
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
 import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.js';
@@ -160,7 +161,7 @@ async function runDataCommand(
   try {
     const withKey = await ensureAppKey(config, (message) => log.warn(message));
     database = await openStore(withKey, log, command !== 'migrate');
-    return await DATA_COMMANDS[command]({ config: withKey, database, log }, args);
+    return await DATA_COMMANDS[command]({ config: withKey, database, clock: systemClock, log }, args);
   } finally {
     await database?.close();
     await release?.();

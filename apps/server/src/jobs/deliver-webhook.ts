@@ -13,7 +13,7 @@ import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyr
 import { openWebhookSecret } from '../services/ops/webhooks.js';
 
 /** What a delivery uses of its job context. */
-type DeliveryContext = JobContextOf<'safeUrlAllow' | 'appKey' | 'appKeyPrevious'>;
+type DeliveryContext = JobContextOf<'safeUrlAllow' | 'appKey' | 'appKeyPrevious' | 'clock'>;
 
 /** Budget of one delivery attempt (DNS, connect, answer). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -70,7 +70,7 @@ export const deliverWebhookJob = defineJob({
       headers: {
         'content-type': 'application/json',
         'user-agent': WEBHOOK_USER_AGENT,
-        [SIGNATURE_HEADER]: signRequest(secret, body, Math.floor(Date.now() / 1000)),
+        [SIGNATURE_HEADER]: signRequest(secret, body, Math.floor(context.clock.now().getTime() / 1000)),
         [WEBHOOK_EVENT_HEADER]: row.event,
         [WEBHOOK_DELIVERY_HEADER]: row.id,
       },
@@ -80,7 +80,7 @@ export const deliverWebhookJob = defineJob({
       allow: context.safeUrlAllow ?? [],
     });
     if (fetched.ok && fetched.status >= 200 && fetched.status <= 299) {
-      const now = new Date();
+      const now = context.clock.now();
       await context.db
         .updateTable('webhook_deliveries')
         .set((eb) => ({
@@ -103,11 +103,11 @@ export const deliverWebhookJob = defineJob({
     // Throwing hands the retry to the queue (with backoff); after the last attempt there is none.
     if (!isLast) throw new Error(`webhook delivery ${deliveryId} failed: ${failure.error}`);
   },
-  async giveUp({ deliveryId }, { db }, reason) {
+  async giveUp({ deliveryId }, { db, clock }, reason) {
     // The last attempt ran out of time or was interrupted: the delivery would stay `pending`.
     const failed = await db
       .updateTable('webhook_deliveries')
-      .set({ status: 'failed', last_error: `the delivery ${reason}`, updated_at: new Date() })
+      .set({ status: 'failed', last_error: `the delivery ${reason}`, updated_at: clock.now() })
       .where('id', '=', deliveryId)
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -129,7 +129,7 @@ async function recordFailure(
       attempts: eb('attempts', '+', 1),
       last_status_code: failure.status,
       last_error: failure.error,
-      updated_at: new Date(),
+      updated_at: context.clock.now(),
     }))
     .where('id', '=', deliveryId)
     .where('status', '=', 'pending')

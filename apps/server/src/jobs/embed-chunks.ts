@@ -21,7 +21,7 @@ const ANALYZE_AFTER = 1000;
  */
 export const embedChunksJob = defineJob({
   ...embedChunksSpec,
-  async handle({ agentId }, { db, log, embeddings, attempt }: JobContextOf<'embeddings'>) {
+  async handle({ agentId }, { db, log, embeddings, attempt, clock }: JobContextOf<'embeddings' | 'clock'>) {
     if (!embeddings) return;
     try {
       await embedAgentChunks(db, log, embeddings, agentId);
@@ -34,7 +34,7 @@ export const embedChunksJob = defineJob({
     }
     // Sources an earlier run gave up on carry its note: settled again, they lose it when complete.
     await db.transaction().execute(async (trx) => {
-      await reopenVectorlessSources(trx, agentId);
+      await reopenVectorlessSources(trx, clock, agentId);
       await settleSources(trx, await indexingSourcesOf(trx, agentId), { embeddingsKey: embeddings.key });
     });
   },

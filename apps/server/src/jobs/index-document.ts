@@ -18,7 +18,7 @@ import { CHUNK_WRITE_BATCH, type ChunkTarget, writeChunks } from './index-docume
 export const MAX_CHUNKS_PER_DOCUMENT = 20_000;
 
 /** What the index job uses of its context. */
-type IndexContext = JobContextOf<'queue' | 'embeddings'>;
+type IndexContext = JobContextOf<'queue' | 'embeddings' | 'clock'>;
 
 /**
  * Indexes one document: chunks its text and writes the chunks with their full-text vectors,
@@ -33,11 +33,11 @@ type IndexContext = JobContextOf<'queue' | 'embeddings'>;
  */
 export const indexDocumentJob = defineJob({
   ...indexDocumentSpec,
-  async handle({ documentId }, { db, log, queue, embeddings, attempt }: IndexContext) {
+  async handle({ documentId }, { db, log, queue, embeddings, clock, attempt }: IndexContext) {
     const embeddingsKey = embeddings?.key ?? null;
     let sourceId: string | undefined;
     try {
-      sourceId = await indexDocument(db, documentId, { log, queue, embeddings });
+      sourceId = await indexDocument(db, documentId, { log, queue, embeddings, clock });
     } catch (error) {
       if (attempt <= INDEX_RETRY_LIMIT) throw error;
       log.error({ err: error, documentId }, 'document could not be indexed; giving up');
@@ -84,7 +84,7 @@ type IndexTarget = ChunkTarget & { source_id: string; content_text: string };
 async function indexDocument(
   db: Kysely<DB>,
   documentId: string,
-  context: Pick<IndexContext, 'log' | 'queue' | 'embeddings'>,
+  context: Pick<IndexContext, 'log' | 'queue' | 'embeddings' | 'clock'>,
 ): Promise<string | undefined> {
   const prepared = await db.transaction().execute(async (trx): Promise<Prepared> => {
     // A document without a language of its own is in its agent's language, when it has one.
@@ -141,7 +141,7 @@ async function indexDocument(
 async function writeInBatches(
   db: Kysely<DB>,
   { target, regconfig, pieces }: Extract<Prepared, { kind: 'batches' }>,
-  context: Pick<IndexContext, 'log' | 'queue' | 'embeddings'>,
+  context: Pick<IndexContext, 'log' | 'queue' | 'embeddings' | 'clock'>,
 ): Promise<string | undefined> {
   context.log.info({ documentId: target.id, chunks: pieces.length }, 'indexing a long document in batches');
   for (let start = 0; start < pieces.length; start += CHUNK_WRITE_BATCH) {
@@ -170,7 +170,7 @@ async function finishDocument(
   trx: Queryable,
   doc: IndexTarget,
   chunks: number,
-  { log, queue, embeddings }: Pick<IndexContext, 'log' | 'queue' | 'embeddings'>,
+  { log, queue, embeddings, clock }: Pick<IndexContext, 'log' | 'queue' | 'embeddings' | 'clock'>,
 ): Promise<void> {
   await recordVocabulary(trx, doc.agent_id, doc.content_text);
   await trx
@@ -179,7 +179,7 @@ async function finishDocument(
       index_status: 'indexed',
       index_error: null,
       indexed_hash: doc.content_hash,
-      indexed_at: new Date(),
+      indexed_at: clock.now(),
     })
     .where('id', '=', doc.id)
     .execute();

@@ -11,7 +11,7 @@ import { isRetryableFailure, pushLead } from '../site-calls/plugin-client.js';
  */
 export const pushLeadJob = defineJob({
   ...pushLeadSpec,
-  async handle({ leadId }, context: JobContextOf<'safeUrlAllow'>) {
+  async handle({ leadId }, context: JobContextOf<'safeUrlAllow' | 'clock'>) {
     const lead = await context.db
       .selectFrom('leads')
       .select(['id', 'workspace_id', 'agent_id', 'email', 'name', 'phone', 'conversation_id'])
@@ -32,7 +32,7 @@ export const pushLeadJob = defineJob({
       },
     });
     if (result.ok) {
-      const now = new Date();
+      const now = context.clock.now();
       await context.db
         .updateTable('leads')
         .set({ site_user_id: result.data.user_id, pushed_at: now, push_error: null, updated_at: now })
@@ -48,18 +48,18 @@ export const pushLeadJob = defineJob({
     );
     await context.db
       .updateTable('leads')
-      .set({ push_error: pushError, updated_at: new Date() })
+      .set({ push_error: pushError, updated_at: context.clock.now() })
       .where('id', '=', leadId)
       .execute();
     const retry = isRetryableFailure(result) && context.attempt <= PUSH_LEAD_RETRY_LIMIT;
     context.log.info({ leadId, attempt: context.attempt, error: pushError, retry }, 'lead not pushed');
     if (retry) throw new Error(`lead ${leadId} not pushed: ${pushError}`);
   },
-  async giveUp({ leadId }, { db }, reason) {
+  async giveUp({ leadId }, { db, clock }, reason) {
     // A push that ran out of time or was interrupted on its last attempt says so in push_error.
     const noted = await db
       .updateTable('leads')
-      .set({ push_error: `the push ${reason}`, updated_at: new Date() })
+      .set({ push_error: `the push ${reason}`, updated_at: clock.now() })
       .where('id', '=', leadId)
       .where('pushed_at', 'is', null)
       .executeTakeFirst();

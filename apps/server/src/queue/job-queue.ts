@@ -3,6 +3,7 @@ import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/queryable.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
@@ -23,6 +24,8 @@ export const QUEUE_SCHEMA = 'pgboss';
  * only a process with APP_KEY loaded works jobs, so handlers never check for it.
  */
 export type JobServices = {
+  /** The service's one clock: what handlers pass to the services they call as "now". */
+  clock: Clock;
   /** SAFE_URL_ALLOW entries for jobs that fetch through the crawl-safety guard; absent means none. */
   safeUrlAllow?: readonly string[];
   /** The active embedding provider; null or absent where vectors are not stored. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
 import type { DB } from '../db/schema.js';
 
 /** Who performs an action, for audit records. */
@@ -17,6 +18,8 @@ export function actingUserId(actor: Actor): string | null {
 /** What every tenant-scoped service call carries: the workspace, resolved from verified auth. */
 export type TenantScope = {
   db: Kysely<DB>;
+  /** The service's one clock: what a service stores as "now". */
+  clock: Clock;
   workspaceId: string;
   actor: Actor;
   requestId?: string | undefined;

@@ -159,7 +159,7 @@ export async function seedOperator(
     .values({ workspace_id: tenant.workspace.id, user_id: userId, role: 'admin' })
     .execute();
   const token = await createApiToken(
-    { db: t.database.db, workspaceId: tenant.workspace.id, actor: { type: 'cli', id: null } },
+    { db: t.database.db, clock: t.clock, workspaceId: tenant.workspace.id, actor: { type: 'cli', id: null } },
     { name: 'operator', abilities: ['admin'], createdByUserId: userId },
   );
   return { userId, auth: { authorization: `Bearer ${token.token}` } };

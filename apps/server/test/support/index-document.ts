@@ -51,7 +51,13 @@ export function indexDocumentApp(): IndexDocumentApp {
     const tenant = await seedTenant(started);
     workspaceId = tenant.workspace.id;
     const agent = await createAgent(
-      { db: started.database.db, workspaceId, actor: { type: 'cli', id: null }, queue: started.queue },
+      {
+        db: started.database.db,
+        clock: started.clock,
+        workspaceId,
+        actor: { type: 'cli', id: null },
+        queue: started.queue,
+      },
       { name: 'Index bot' },
     );
     agentId = agent.id;
@@ -112,6 +118,7 @@ export function indexDocumentApp(): IndexDocumentApp {
         { documentId },
         {
           db: app().database.db,
+          clock: app().clock,
           log: createLogger('silent'),
           jobId: 'test-job',
           attempt: 1,

@@ -1,6 +1,7 @@
 // A worker process for the PostgreSQL lease test: works the probe queue with a short lease until
 // it is killed. Its job never finishes; only its lease renewals show it is alive.
 import { randomBytes } from 'node:crypto';
+import { systemClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { JobQueue } from '../../src/queue/job-queue.js';
 import { leaseProbeJob, openProbeDatabase, PROBE_LEASE } from './lease-probe.js';
@@ -15,5 +16,5 @@ const queue = await JobQueue.start({
   definitions: [leaseProbeJob('killed', true)],
   lease: PROBE_LEASE,
 });
-await queue.work({ appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
+await queue.work({ clock: systemClock, appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
 process.stdout.write('working\n');

@@ -205,7 +205,14 @@ export async function siteTypeOf(t: TestApp, agentId: string): Promise<string> {
 export function runIndexJob(t: TestApp, documentId: string): Promise<void> {
   return indexDocumentJob.handle(
     { documentId },
-    { db: t.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1, queue: t.queue },
+    {
+      db: t.database.db,
+      clock: t.clock,
+      log: createLogger('silent'),
+      jobId: 'test',
+      attempt: 1,
+      queue: t.queue,
+    },
   );
 }
 
@@ -275,7 +282,7 @@ export function siteSyncApp(
   before(async () => {
     const t = await createTestApp({
       env: options.env ?? UNTHROTTLED,
-      ...(options.now ? { now: options.now } : {}),
+      ...(options.now ? { clock: { now: options.now } } : {}),
     });
     started = { t, site: await createSite(t, options.agent, options.workspace) };
   });

@@ -126,6 +126,7 @@ export type SourceStatusApp = {
     attempt?: number,
   ): {
     db: Kysely<DB>;
+    clock: TestApp['clock'];
     log: ReturnType<typeof createLogger>;
     jobId: string;
     attempt: number;
@@ -169,6 +170,7 @@ export function sourceStatusApp(): SourceStatusApp {
     );
   const jobContext = (db: Kysely<DB> = state().t.database.db, attempt = 1) => ({
     db,
+    clock: state().t.clock,
     log: createLogger('silent'),
     jobId: 'test',
     attempt,

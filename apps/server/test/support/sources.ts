@@ -66,7 +66,14 @@ export async function indexSource(app: TestApp, sourceId: string): Promise<numbe
   for (const doc of pending) {
     await indexDocumentJob.handle(
       { documentId: doc.id },
-      { db: app.database.db, log: createLogger('silent'), jobId: 'test', attempt: 1, queue: app.queue },
+      {
+        db: app.database.db,
+        clock: app.clock,
+        log: createLogger('silent'),
+        jobId: 'test',
+        attempt: 1,
+        queue: app.queue,
+      },
     );
     await completeJobs(app, 'index-document', doc.id);
   }

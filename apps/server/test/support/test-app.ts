@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from '../../src/app.js';
+import { type Clock, systemClock } from '../../src/clock.js';
 import { ensureAppKey } from '../../src/config/app-key.js';
 import { type KeyedConfig, loadConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/db/database.js';
@@ -53,6 +54,8 @@ export type TestApp = {
   queue: JobQueue;
   /** The embedding provider the app was built with (the service's choice for this config). */
   embeddings: EmbeddingProvider | null;
+  /** The app's clock (the system clock unless the test pinned one). */
+  clock: Clock;
   close(): Promise<void>;
 };
 
@@ -66,7 +69,7 @@ export async function createTestApp(
     env?: Record<string, string>;
     logger?: Logger;
     queue?: JobQueue;
-    now?: () => Date;
+    clock?: Clock;
     extraRoutes?: (app: FastifyInstance) => Promise<void>;
   } = {},
 ): Promise<TestApp> {
@@ -75,8 +78,9 @@ export async function createTestApp(
   const expectedMigrations = (await loadMigrations()).length;
   const embeddings = embeddingProviderFor(config, database.features);
   const queue = options.queue ?? (await startTestQueue(database));
+  const clock = options.clock ?? systemClock;
   const app = await createApp(
-    { config, database, queue, embeddings, expectedMigrations, ...(options.now ? { now: options.now } : {}) },
+    { config, database, queue, embeddings, clock, expectedMigrations },
     options.logger ? { logger: options.logger } : {},
   );
   await options.extraRoutes?.(app);
@@ -87,6 +91,7 @@ export async function createTestApp(
     config,
     queue,
     embeddings,
+    clock,
     async close() {
       await app.close();
       if (options.queue === undefined) await queue.stop(1_000);
@@ -99,6 +104,7 @@ export async function createTestApp(
 /** What `service.ts` hands a worker's handlers, from a test app's config: `t.queue.work(workerServices(t))`. */
 export function workerServices(t: TestApp): JobServices {
   return {
+    clock: t.clock,
     safeUrlAllow: t.config.safeUrlAllow,
     embeddings: t.embeddings,
     appKey: t.config.appKey,
@@ -134,6 +140,7 @@ export async function seedTenant(t: TestApp, name?: string): Promise<Tenant> {
   tenantCounter += 1;
   const result = await bootstrap({
     db: t.database.db,
+    clock: t.clock,
     input: {
       email: `owner${tenantCounter}-${randomBytes(3).toString('hex')}@example.com`,
       password: 'correct horse battery',
@@ -147,7 +154,7 @@ export async function seedTenant(t: TestApp, name?: string): Promise<Tenant> {
 /** Issues an extra token in a tenant's workspace (e.g. one without `admin`). */
 export async function issueToken(t: TestApp, tenant: Tenant, abilities: Array<'admin' | 'wp:integration'>) {
   return createApiToken(
-    { db: t.database.db, workspaceId: tenant.workspace.id, actor: { type: 'cli', id: null } },
+    { db: t.database.db, clock: t.clock, workspaceId: tenant.workspace.id, actor: { type: 'cli', id: null } },
     { name: `token ${abilities.join('+')}`, abilities },
   );
 }

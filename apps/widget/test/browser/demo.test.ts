@@ -37,6 +37,7 @@ describe('widget in Chromium: the /demo page', () => {
     const { t } = service;
     const seeded = await seedDemo({
       db: t.database.db,
+      clock: t.clock,
       queue: t.queue,
       appKey: t.config.appKey,
       origins: [service.base],

@@ -25,10 +25,10 @@ export async function runCrawlSource(context: JobContext, source: SourceRef): Pr
   const { db, queue, log } = context;
   const url = source.config.url;
   if (typeof url !== 'string') {
-    await failRun(db, source.id, 'failed: the source has no URL');
+    await failRun(db, context.clock, source.id, 'failed: the source has no URL');
     return;
   }
-  await startRun(db, source.id);
+  await startRun(db, context.clock, source.id);
   const seen = new Set<string>();
   let buffer: CrawledPage[] = [];
   const flush = async () => {
@@ -54,7 +54,7 @@ export async function runCrawlSource(context: JobContext, source: SourceRef): Pr
   await flush();
   if (!result.ok) {
     log.info({ sourceId: source.id, reason: result.reason }, 'crawl not started');
-    await failRun(db, source.id, result.reason);
+    await failRun(db, context.clock, source.id, result.reason);
     return;
   }
   // Only a crawl that saw the whole site (or all it may index) knows which pages are gone.
@@ -64,6 +64,7 @@ export async function runCrawlSource(context: JobContext, source: SourceRef): Pr
     const skipped = result.skipped;
     await finishRun(
       trx,
+      context.clock,
       source.id,
       {
         fetched: result.pages,
@@ -98,7 +99,7 @@ async function storePages(context: JobContext, queue: JobQueue, source: SourceRe
             text: page.text,
             hash,
             metadata: {},
-            modifiedAt: new Date(),
+            modifiedAt: context.clock.now(),
           }),
         };
       }),

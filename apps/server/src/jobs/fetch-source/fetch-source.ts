@@ -47,6 +47,7 @@ export const fetchSourceJob = defineJob({
         context.log.error({ err: error, sourceId }, 'source fetch failed; giving up');
         await failRun(
           context.db,
+          context.clock,
           sourceId,
           'failed: the fetch stopped on an internal error (see the server log)',
         );
@@ -54,11 +55,11 @@ export const fetchSourceJob = defineJob({
       throw error;
     }
   },
-  async giveUp({ sourceId }, { db }, reason) {
+  async giveUp({ sourceId }, { db, clock }, reason) {
     // Only a source this fetch left waiting or half-done: one failed already keeps its reason.
     const failed = await db
       .updateTable('sources')
-      .set({ status: 'failed', error: `failed: the fetch ${reason}`, updated_at: new Date() })
+      .set({ status: 'failed', error: `failed: the fetch ${reason}`, updated_at: clock.now() })
       .where('id', '=', sourceId)
       .where('status', 'in', ['queued', 'fetching'])
       .executeTakeFirst();
@@ -91,10 +92,10 @@ async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<v
   const sourceId = source.id;
   const url = source.config.url;
   if (typeof url !== 'string') {
-    await failRun(context.db, sourceId, 'failed: the source has no URL');
+    await failRun(context.db, context.clock, sourceId, 'failed: the source has no URL');
     return;
   }
-  await startRun(context.db, sourceId);
+  await startRun(context.db, context.clock, sourceId);
   const fetched = await safeFetch(url, {
     allow: context.safeUrlAllow ?? [],
     accept: (contentType) => HTML_TYPES.test(contentType) || TEXT_TYPES.test(contentType),
@@ -107,11 +108,16 @@ async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<v
   });
   if (!fetched.ok) {
     context.log.info({ sourceId, reason: fetched.reason }, 'url source not fetched');
-    await failRun(context.db, sourceId, fetched.reason);
+    await failRun(context.db, context.clock, sourceId, fetched.reason);
     return;
   }
   if (fetched.status < 200 || fetched.status > 299) {
-    await failRun(context.db, sourceId, `failed: ${fetched.url} answered HTTP ${fetched.status}`);
+    await failRun(
+      context.db,
+      context.clock,
+      sourceId,
+      `failed: ${fetched.url} answered HTTP ${fetched.status}`,
+    );
     return;
   }
   let page: Page;
@@ -119,11 +125,11 @@ async function fetchUrlSource(context: JobContext, source: SourceRef): Promise<v
     page = await readPage(fetched.body, fetched.contentType, fetched.url);
   } catch (error) {
     if (!(error instanceof PageReadError)) throw error;
-    await failRun(context.db, sourceId, `failed: ${fetched.url} ${error.message}`);
+    await failRun(context.db, context.clock, sourceId, `failed: ${fetched.url} ${error.message}`);
     return;
   }
   if (page.text === '') {
-    await failRun(context.db, sourceId, `failed: ${fetched.url} has no readable text`);
+    await failRun(context.db, context.clock, sourceId, `failed: ${fetched.url} has no readable text`);
     return;
   }
   await storePage(context, sourceId, page);
@@ -177,12 +183,13 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
           text: page.text,
           hash: page.hash,
           metadata: {},
-          modifiedAt: new Date(),
+          modifiedAt: context.clock.now(),
         }),
       },
     ]);
     await finishRun(
       trx,
+      context.clock,
       sourceId,
       { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] },
       context.embeddings?.key,

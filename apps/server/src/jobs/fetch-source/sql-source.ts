@@ -30,7 +30,7 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
   const { password_sealed: sealed, ...settings } = source.config;
   const parsed = ZSqlSourceConfig.safeParse({ ...settings, type: 'sql', password: '' });
   if (!parsed.success || typeof sealed !== 'string') {
-    await failRun(db, source.id, 'failed: the stored SQL settings are incomplete');
+    await failRun(db, context.clock, source.id, 'failed: the stored SQL settings are incomplete');
     return;
   }
   const config = parsed.data;
@@ -42,22 +42,27 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
       source.id,
     );
   } catch {
-    await failRun(db, source.id, 'failed: the stored password cannot be decrypted (was APP_KEY changed?)');
+    await failRun(
+      db,
+      context.clock,
+      source.id,
+      'failed: the stored password cannot be decrypted (was APP_KEY changed?)',
+    );
     return;
   }
   const check = validateSelect(config.query, config.engine);
   if (!check.ok) {
-    await failRun(db, source.id, `refused: ${check.reason}`);
+    await failRun(db, context.clock, source.id, `refused: ${check.reason}`);
     return;
   }
-  await startRun(db, source.id);
+  await startRun(db, context.clock, source.id);
   const result = await runSelect(
     { ...config, password, query: check.sql },
     { allow: context.safeUrlAllow ?? [] },
   );
   if (!result.ok) {
     context.log.info({ sourceId: source.id, reason: result.reason }, 'sql source not read');
-    await failRun(db, source.id, result.reason);
+    await failRun(db, context.clock, source.id, result.reason);
     return;
   }
   const drafts = rowsToDocuments(result, config);
@@ -81,7 +86,7 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
               text: draft.text,
               hash,
               metadata: {},
-              modifiedAt: new Date(),
+              modifiedAt: context.clock.now(),
             }),
           };
         }),
@@ -94,6 +99,7 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
     );
     await finishRun(
       trx,
+      context.clock,
       source.id,
       {
         fetched: drafts.length,

@@ -1,5 +1,6 @@
 import type { TProfileUpdate, TUser, TWorkspace } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { DB, UserRow } from '../../db/schema.js';
 import { notFound, validationError } from '../../errors/app-error.js';
@@ -84,6 +85,7 @@ export async function getUser(db: Queryable, userId: string): Promise<TUser> {
 /** Updates a user's own profile: name and email only, whatever else the input carries. Audited. */
 export async function updateProfile(options: {
   db: Kysely<DB>;
+  clock: Clock;
   userId: string;
   workspaceId: string;
   actor: Actor;
@@ -103,7 +105,7 @@ export async function updateProfile(options: {
       .set({
         ...(name !== undefined && { name }),
         ...(email !== undefined && { email }),
-        updated_at: new Date(),
+        updated_at: options.clock.now(),
       })
       .where('id', '=', options.userId)
       .returningAll()

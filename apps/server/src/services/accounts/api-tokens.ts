@@ -72,7 +72,7 @@ export async function revokeApiToken(scope: TenantScope, tokenId: string): Promi
     if (current.revoked_at) return toApiToken(current);
     const row = await trx
       .updateTable('api_tokens')
-      .set({ revoked_at: new Date() })
+      .set({ revoked_at: scope.clock.now() })
       .where('id', '=', tokenId)
       .where('workspace_id', '=', scope.workspaceId)
       .returningAll()
@@ -126,11 +126,7 @@ export async function authenticateApiToken(
 }
 
 /** Records that a fully authenticated request used the token (at most once a minute). */
-export async function recordTokenUse(
-  db: Queryable,
-  token: AuthenticatedToken,
-  now: Date = new Date(),
-): Promise<void> {
+export async function recordTokenUse(db: Queryable, token: AuthenticatedToken, now: Date): Promise<void> {
   if (token.lastUsedAt && now.getTime() - token.lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return;
   await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', '=', token.id).execute();
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import type { Clock } from '../../clock.js';
 import type { DB } from '../../db/schema.js';
 import { validationErrorFromZod } from '../../errors/app-error.js';
 import { recordAudit } from '../audit.js';
@@ -30,6 +31,7 @@ export type BootstrapResult = {
  */
 export async function bootstrap(options: {
   db: Kysely<DB>;
+  clock: Clock;
   input: unknown;
   bcryptCost: number;
 }): Promise<BootstrapResult> {
@@ -58,7 +60,7 @@ export async function bootstrap(options: {
       metadata: { email: user.email, workspace: workspace.slug, platform_role: user.role },
     });
     const token = await createApiToken(
-      { db: options.db, workspaceId: workspace.id, actor },
+      { db: options.db, clock: options.clock, workspaceId: workspace.id, actor },
       { name: 'bootstrap admin', abilities: ['admin'], createdByUserId: user.id },
       trx,
     );

@@ -26,7 +26,7 @@ export async function setLlmKey(
   const sealed = scope.keys.seal(input.api_key, LLM_KEY_PURPOSE, workspaceId);
   const model = input.model ?? null;
   await db.transaction().execute(async (trx) => {
-    const now = new Date();
+    const now = scope.clock.now();
     await trx
       .insertInto('workspace_llm_keys')
       .values({ workspace_id: workspaceId, provider: input.provider, model, key_sealed: sealed })

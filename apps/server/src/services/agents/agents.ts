@@ -75,6 +75,7 @@ export async function createAgent(scope: TenantScope & KbIndexing, input: TAgent
     });
     await syncKbForAgent(trx, scope.queue, {
       workspaceId: scope.workspaceId,
+      clock: scope.clock,
       agentId: row.id,
       publicBaseUrl: scope.publicBaseUrl,
       embeddingsKey: scope.embeddingsKey,
@@ -113,7 +114,7 @@ export async function updateAgent(
         ...(input.widget_features !== undefined && {
           widget_features: JSON.stringify({ ...storedWidgetFeatures(current), ...input.widget_features }),
         }),
-        updated_at: new Date(),
+        updated_at: scope.clock.now(),
       })
       .where('workspace_id', '=', scope.workspaceId)
       .where('id', '=', agentId)

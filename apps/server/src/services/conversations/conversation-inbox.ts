@@ -17,8 +17,8 @@ import { notFound, validationError } from '../../errors/app-error.js';
 import { isId } from '../../security/ids.js';
 import { iso, type TenantScope } from '../context.js';
 
-/** A read scope; `now` pins the clock `visitor_typing` is computed against (default: the database's now()). */
-type ReadScope = Pick<TenantScope, 'db' | 'workspaceId'> & { now?: Date | undefined };
+/** A read scope; its clock is what `visitor_typing` is computed against (the clock that wrote `visitor_typing_at`). */
+type ReadScope = Pick<TenantScope, 'db' | 'workspaceId' | 'clock'>;
 /** The inbox, newest conversations first, with keyset paging through an opaque cursor. */
 export async function listConversations(
   options: ReadScope & {
@@ -28,7 +28,7 @@ export async function listConversations(
     limit: number;
   },
 ): Promise<{ items: TConversationSummary[]; nextCursor: string | null }> {
-  let query = summaryQuery(options.db, options.workspaceId, options.now)
+  let query = summaryQuery(options.db, options.workspaceId, options.clock.now())
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id', 'desc')
     .limit(options.limit + 1);
@@ -52,7 +52,7 @@ export async function listConversations(
 export async function getConversation(
   options: ReadScope & { conversationId: string },
 ): Promise<TConversationDetail> {
-  const row = await summaryQuery(options.db, options.workspaceId, options.now)
+  const row = await summaryQuery(options.db, options.workspaceId, options.clock.now())
     .where('c.id', '=', options.conversationId)
     .executeTakeFirst();
   if (!row) throw notFound();
@@ -117,8 +117,8 @@ export async function listMessagesAfter(options: {
 }
 
 /** The inbox row of each conversation: its columns, message count, newest message and typing flag. */
-export function summaryQuery(db: Queryable, workspaceId: string, now: Date | undefined) {
-  const clock: RawBuilder<Date> = now ? sql<Date>`${now.toISOString()}::timestamptz` : sql<Date>`now()`;
+export function summaryQuery(db: Queryable, workspaceId: string, now: Date) {
+  const clock: RawBuilder<Date> = sql<Date>`${now.toISOString()}::timestamptz`;
   return db
     .selectFrom('conversations as c')
     .selectAll('c')

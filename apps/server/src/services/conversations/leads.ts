@@ -1,5 +1,6 @@
 import type { TAdminLead, TLeadCapturedEvent, TLeadRecord } from '@service/contract';
 import { sql } from 'kysely';
+import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { LeadRow } from '../../db/schema-conversations.js';
 import { notFound, validationError } from '../../errors/app-error.js';
@@ -50,10 +51,10 @@ export async function captureLead(options: {
   visitorId: string | null;
   conversationId: string | null;
   input: LeadInput;
-  now?: () => Date;
+  clock: Clock;
 }): Promise<{ id: string; created: boolean; changed: boolean }> {
   const input = cleanInput(options.input);
-  const now = options.now?.() ?? new Date();
+  const now = options.clock.now();
   const scope = { workspaceId: options.workspaceId, agentId: options.agentId };
   return inTransaction(options.db, async (trx) => {
     const agent = await trx

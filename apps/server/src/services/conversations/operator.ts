@@ -9,7 +9,7 @@ import { type Actor, actingUserId, type TenantScope } from '../context.js';
 import { summaryQuery, toMessage, toSummary } from './conversation-inbox.js';
 
 /** A write scope: the caller acts as the user behind its token. */
-type WriteScope = TenantScope & { conversationId: string; now?: Date | undefined };
+type WriteScope = TenantScope & { conversationId: string };
 
 /** The chat engine stays silent while an operator holds the conversation. */
 export function isBotSilenced(conversation: Pick<ConversationRow, 'status'>): boolean {
@@ -33,7 +33,7 @@ export async function claimConversation(options: WriteScope): Promise<TConversat
     if (current.status === 'closed') {
       throw new AppError('conflict', { message: 'A closed conversation cannot be claimed.' });
     }
-    const claimedAt = options.now ?? new Date();
+    const claimedAt = options.clock.now();
     await updateConversation(trx, options, {
       status: 'claimed',
       claimed_by_user_id: userId,
@@ -132,7 +132,7 @@ async function updateConversation(
 }
 
 async function readSummary(trx: Queryable, options: WriteScope): Promise<TConversationSummary> {
-  const row = await summaryQuery(trx, options.workspaceId, options.now)
+  const row = await summaryQuery(trx, options.workspaceId, options.clock.now())
     .where('c.id', '=', options.conversationId)
     .executeTakeFirstOrThrow();
   return toSummary(row);

@@ -71,7 +71,7 @@ export async function createKbArticle(
           slug,
           body_markdown: input.body_markdown,
           is_published: published,
-          published_at: published ? new Date() : null,
+          published_at: published ? scope.clock.now() : null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -124,9 +124,9 @@ export async function updateKbArticle(
           ...(input.slug !== undefined && { slug: input.slug }),
           ...(input.body_markdown !== undefined && { body_markdown: input.body_markdown }),
           ...(input.is_published !== undefined && { is_published: input.is_published }),
-          ...(publishing && { published_at: new Date() }),
+          ...(publishing && { published_at: scope.clock.now() }),
           ...(input.is_published === false && { published_at: null }),
-          updated_at: new Date(),
+          updated_at: scope.clock.now(),
         })
         .where('workspace_id', '=', scope.workspaceId)
         .where('id', '=', articleId)
@@ -171,6 +171,7 @@ export async function deleteKbArticle(scope: TenantScope & KbIndexing, articleId
 function syncArticle(trx: Queryable, scope: TenantScope & KbIndexing, articleId: string) {
   return syncArticleForAgents(trx, scope.queue, {
     workspaceId: scope.workspaceId,
+    clock: scope.clock,
     articleId,
     publicBaseUrl: scope.publicBaseUrl,
     embeddingsKey: scope.embeddingsKey,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import { htmlToText } from '../../ingest/html-text.js';
 import { KB_PATH } from '../../kb/pages.js';
@@ -37,7 +38,7 @@ type PreparedArticle = { article: Article; url: string; text: string };
 export async function syncArticleForAgents(
   trx: Queryable,
   queue: JobQueue,
-  options: { workspaceId: string; articleId: string } & Omit<KbIndexing, 'queue'>,
+  options: { workspaceId: string; articleId: string; clock: Clock } & Omit<KbIndexing, 'queue'>,
 ): Promise<{ queued: number; removed: number }> {
   const { workspaceId, articleId } = options;
   const article = await publishedArticles(trx, workspaceId).where('id', '=', articleId).executeTakeFirst();
@@ -70,7 +71,12 @@ export async function syncArticleForAgents(
   let queued = 0;
   for (const agent of agents) {
     const sourceId = await ensureKbSource(trx, workspaceId, agent.id);
-    queued += await upsertArticles(trx, queue, { workspaceId, sourceId, agent }, prepared);
+    queued += await upsertArticles(
+      trx,
+      queue,
+      { workspaceId, sourceId, agent, clock: options.clock },
+      prepared,
+    );
   }
   return { queued, removed: 0 };
 }
@@ -84,7 +90,7 @@ export async function syncArticleForAgents(
 export async function syncKbForAgent(
   trx: Queryable,
   queue: JobQueue,
-  options: { workspaceId: string; agentId: string } & Omit<KbIndexing, 'queue'>,
+  options: { workspaceId: string; agentId: string; clock: Clock } & Omit<KbIndexing, 'queue'>,
 ): Promise<{ queued: number; removed: number }> {
   const { workspaceId, agentId } = options;
   const agent = await requireAgent(trx, workspaceId, agentId, { forUpdate: true });
@@ -94,7 +100,12 @@ export async function syncKbForAgent(
   if (articles.length > 0) {
     sourceId ??= await ensureKbSource(trx, workspaceId, agentId);
     const prepared = await prepareArticles(trx, workspaceId, options.publicBaseUrl, articles);
-    queued = await upsertArticles(trx, queue, { workspaceId, sourceId, agent }, prepared);
+    queued = await upsertArticles(
+      trx,
+      queue,
+      { workspaceId, sourceId, agent, clock: options.clock },
+      prepared,
+    );
   }
   if (sourceId === undefined) return { queued, removed: 0 };
   let stale = trx.deleteFrom('documents').where('source_id', '=', sourceId);
@@ -207,10 +218,10 @@ async function ensureKbSource(db: Queryable, workspaceId: string, agentId: strin
 async function upsertArticles(
   trx: Queryable,
   queue: JobQueue,
-  target: { workspaceId: string; sourceId: string; agent: Agent },
+  target: { workspaceId: string; sourceId: string; agent: Agent; clock: Clock },
   articles: PreparedArticle[],
 ): Promise<number> {
-  const { workspaceId, sourceId, agent } = target;
+  const { workspaceId, sourceId, agent, clock } = target;
   const items = articles.map(({ article, url, text }): IncomingItem => {
     // The language is part of the hash: it picks the text-search configuration of the chunks.
     const hash = sha256Hex(`${text}\n${url}\n${agent.language_default ?? ''}`);
@@ -239,7 +250,7 @@ async function upsertArticles(
   if (queued > 0) {
     await trx
       .updateTable('sources')
-      .set({ status: 'indexing', error: null, updated_at: new Date() })
+      .set({ status: 'indexing', error: null, updated_at: clock.now() })
       .where('id', '=', sourceId)
       .execute();
   }

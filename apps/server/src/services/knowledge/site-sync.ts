@@ -9,6 +9,7 @@ import {
   type TSyncResult,
 } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { DB, SourceRow } from '../../db/schema.js';
 import { notFound } from '../../errors/app-error.js';
@@ -28,7 +29,7 @@ export type IntegrationCaller = { tokenId: string; workspaceId: string };
 export type SyncTarget = { agent_id: string; site_url: string; plugin_version: string };
 
 /** What sync needs: the store, the queue for index jobs, and the caller. */
-export type SyncDeps = { db: Kysely<DB>; queue: JobQueue; caller: IntegrationCaller };
+export type SyncDeps = { db: Kysely<DB>; clock: Clock; queue: JobQueue; caller: IntegrationCaller };
 
 /** Source types the plugin feeds: posts go to the `site` source, products and coupons to `products`. */
 type SiteSourceType = 'site' | 'products';
@@ -76,7 +77,7 @@ export async function syncPosts(
   body: SyncTarget & { posts: TPost[]; full_sync?: FullSyncBatch | undefined },
 ): Promise<TSyncResult> {
   return deps.db.transaction().execute(async (trx) => {
-    const { source } = await prepare(trx, deps.caller, body, 'site');
+    const { source } = await prepare(trx, deps, body, 'site');
     const items = body.posts.map(postItem);
     const result = await upsertItems(trx, deps.queue, source, items);
     const deleted = body.full_sync ? await recordFullSyncBatch(trx, source.id, body.full_sync, items) : 0;
@@ -96,7 +97,7 @@ export async function changePost(
   body: SyncTarget & { change: { action: 'upsert'; item: TPost } | { action: 'delete'; wp_id: number } },
 ): Promise<TChangeResult> {
   return deps.db.transaction().execute(async (trx) => {
-    const { source } = await prepare(trx, deps.caller, body, 'site');
+    const { source } = await prepare(trx, deps, body, 'site');
     if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
     const result = await upsertDocuments(trx, deps.queue, source, [postItem(body.change.item)]);
     return changeResult('upsert', result);
@@ -112,8 +113,8 @@ export async function syncProducts(
   body: SyncTarget & { products: TProduct[]; full_sync?: FullSyncBatch | undefined },
 ): Promise<TSyncResult> {
   const written = await deps.db.transaction().execute(async (trx) => {
-    const { source, agent } = await prepare(trx, deps.caller, body, 'products');
-    if (body.products.length > 0) await switchToEcommerceOnFirstProduct(trx, agent, source);
+    const { source, agent } = await prepare(trx, deps, body, 'products');
+    if (body.products.length > 0) await switchToEcommerceOnFirstProduct(trx, agent, source, deps.clock);
     const items = body.products.map(productItem);
     const result = await upsertItems(trx, deps.queue, source, items);
     const deleted = body.full_sync ? await recordFullSyncBatch(trx, source.id, body.full_sync, items) : 0;
@@ -130,9 +131,9 @@ export async function changeProduct(
   body: SyncTarget & { change: { action: 'upsert'; item: TProduct } | { action: 'delete'; wp_id: number } },
 ): Promise<TChangeResult> {
   const written = await deps.db.transaction().execute(async (trx) => {
-    const { source, agent } = await prepare(trx, deps.caller, body, 'products');
+    const { source, agent } = await prepare(trx, deps, body, 'products');
     if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
-    await switchToEcommerceOnFirstProduct(trx, agent, source);
+    await switchToEcommerceOnFirstProduct(trx, agent, source, deps.clock);
     const result = await upsertDocuments(trx, deps.queue, source, [productItem(body.change.item)]);
     return changeResult('upsert', result);
   });
@@ -147,12 +148,12 @@ export async function syncCoupons(
   body: SyncTarget & { coupons: TCoupon[] },
 ): Promise<{ stored: number }> {
   const written = await deps.db.transaction().execute(async (trx) => {
-    const { source } = await prepare(trx, deps.caller, body, 'products');
+    const { source } = await prepare(trx, deps, body, 'products');
     await trx
       .updateTable('sources')
       .set({
         config: sql`jsonb_set(config, '{coupons}', ${JSON.stringify(body.coupons)}::jsonb, true)`,
-        updated_at: new Date(),
+        updated_at: deps.clock.now(),
       })
       .where('id', '=', source.id)
       .execute();
@@ -166,13 +167,19 @@ export async function syncCoupons(
 const LAST_SYNC_RESOLUTION_MS = 60_000;
 
 /** Resolves the agent in the caller's workspace (404 otherwise) and records the sync on its source. */
-async function prepare(trx: Queryable, caller: IntegrationCaller, body: SyncTarget, type: SiteSourceType) {
+async function prepare(
+  trx: Queryable,
+  deps: Pick<SyncDeps, 'caller' | 'clock'>,
+  body: SyncTarget,
+  type: SiteSourceType,
+) {
+  const { caller } = deps;
   // Product syncs may switch the agent's site type: concurrent ones take turns on the agent row.
   const agent = await requireAgent(trx, caller.workspaceId, body.agent_id, {
     forUpdate: type === 'products',
   });
   const siteUrl = normalizeSiteUrl(body.site_url);
-  const now = new Date();
+  const now = deps.clock.now();
   const existing = await trx
     .selectFrom('sources')
     .selectAll()
@@ -245,6 +252,7 @@ async function switchToEcommerceOnFirstProduct(
   trx: Queryable,
   agent: { id: string; site_type: string },
   source: SourceRow,
+  clock: Clock,
 ) {
   if (agent.site_type !== 'generic') return;
   const anyProduct = await trx
@@ -257,7 +265,7 @@ async function switchToEcommerceOnFirstProduct(
   if (anyProduct) return;
   await trx
     .updateTable('agents')
-    .set({ site_type: 'ecommerce', updated_at: new Date() })
+    .set({ site_type: 'ecommerce', updated_at: clock.now() })
     .where('id', '=', agent.id)
     .where('workspace_id', '=', source.workspace_id)
     .execute();

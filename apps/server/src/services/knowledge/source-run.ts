@@ -1,5 +1,6 @@
 import type { TSourceProgress } from '@service/contract';
 import { sql } from 'kysely';
+import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
 
@@ -13,19 +14,19 @@ export type RunSummary = Omit<NonNullable<TSourceProgress['last_run']>, 'finishe
  * Marks a source as being fetched (`fetching`). Index jobs finishing meanwhile never settle a
  * `fetching` source: only the end of the fetch ({@link finishRun}) hands it to `indexing`.
  */
-export async function startRun(db: Queryable, sourceId: string): Promise<void> {
+export async function startRun(db: Queryable, clock: Clock, sourceId: string): Promise<void> {
   await db
     .updateTable('sources')
-    .set({ status: 'fetching', updated_at: new Date() })
+    .set({ status: 'fetching', updated_at: clock.now() })
     .where('id', '=', sourceId)
     .execute();
 }
 
 /** Marks the source failed with the reason, verbatim; documents from earlier fetches stay. */
-export async function failRun(db: Queryable, sourceId: string, reason: string): Promise<void> {
+export async function failRun(db: Queryable, clock: Clock, sourceId: string, reason: string): Promise<void> {
   await db
     .updateTable('sources')
-    .set({ status: 'failed', error: reason, updated_at: new Date() })
+    .set({ status: 'failed', error: reason, updated_at: clock.now() })
     .where('id', '=', sourceId)
     .execute();
 }
@@ -39,11 +40,12 @@ export async function failRun(db: Queryable, sourceId: string, reason: string): 
  */
 export async function finishRun(
   db: Queryable,
+  clock: Clock,
   sourceId: string,
   summary: RunSummary,
   embeddingsKey?: string | null,
 ): Promise<void> {
-  const now = new Date();
+  const now = clock.now();
   await lockSources(db, [sourceId]);
   await db
     .updateTable('sources')
@@ -121,10 +123,14 @@ export async function settleSources(
  * gave up) back to `indexing`, for the settle that follows a run that wrote vectors: they become
  * `indexed` without the note once every chunk has its vector. Returns their ids.
  */
-export async function reopenVectorlessSources(db: Queryable, agentId: string): Promise<string[]> {
+export async function reopenVectorlessSources(
+  db: Queryable,
+  clock: Clock,
+  agentId: string,
+): Promise<string[]> {
   const rows = await db
     .updateTable('sources')
-    .set({ status: 'indexing', updated_at: new Date() })
+    .set({ status: 'indexing', updated_at: clock.now() })
     .where('agent_id', '=', agentId)
     .where('status', '=', 'indexed')
     .where(sql<boolean>`position(${VECTORS_FAILED_NOTE} in coalesce(error, '')) > 0`)

@@ -1,5 +1,6 @@
 import type { TSource, TSourceCreate, TSourceUpdate } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { DB, SourceRow } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors/app-error.js';
@@ -67,7 +68,7 @@ export async function updateSource(
     }
     await trx
       .updateTable('sources')
-      .set({ plugin_base: input.plugin_base, updated_at: new Date() })
+      .set({ plugin_base: input.plugin_base, updated_at: scope.clock.now() })
       .where('id', '=', sourceId)
       .where('workspace_id', '=', scope.workspaceId)
       .execute();
@@ -190,22 +191,23 @@ export async function reindexSource(scope: TenantScope & KbIndexing, sourceId: s
     if (FETCHED_TYPES.has(source.type)) {
       await trx
         .updateTable('sources')
-        .set({ status: 'queued', error: null, updated_at: new Date() })
+        .set({ status: 'queued', error: null, updated_at: scope.clock.now() })
         .where('id', '=', sourceId)
         .execute();
       await scope.queue.send(fetchSourceSpec, { sourceId }, { key: sourceId, db: trx });
       queued = 1;
     } else if (STORED_TYPES.has(source.type)) {
-      queued = await queueStaleDocuments(trx, scope.queue, sourceId);
+      queued = await queueStaleDocuments(trx, scope.queue, scope.clock, sourceId);
     } else if (source.type === KB_SOURCE_TYPE) {
       // The agent's copy of the published articles is rebuilt from the articles themselves.
       const synced = await syncKbForAgent(trx, scope.queue, {
         workspaceId: scope.workspaceId,
+        clock: scope.clock,
         agentId: source.agent_id,
         publicBaseUrl: scope.publicBaseUrl,
         embeddingsKey: scope.embeddingsKey,
       });
-      queued = synced.queued + (await queueStaleDocuments(trx, scope.queue, sourceId));
+      queued = synced.queued + (await queueStaleDocuments(trx, scope.queue, scope.clock, sourceId));
     } else {
       const message = 'Sources of a site plugin are refreshed by its syncs and cannot be re-indexed here.';
       throw new AppError('validation_failed', { message, errors: { type: [message] } });
@@ -223,7 +225,12 @@ export async function reindexSource(scope: TenantScope & KbIndexing, sourceId: s
 }
 
 /** Queues the index job of every document of the source not indexed at its current hash. */
-async function queueStaleDocuments(trx: Queryable, queue: JobQueue, sourceId: string): Promise<number> {
+async function queueStaleDocuments(
+  trx: Queryable,
+  queue: JobQueue,
+  clock: Clock,
+  sourceId: string,
+): Promise<number> {
   const stale = await trx
     .selectFrom('documents')
     .select('id')
@@ -246,7 +253,7 @@ async function queueStaleDocuments(trx: Queryable, queue: JobQueue, sourceId: st
     .execute();
   await trx
     .updateTable('sources')
-    .set({ status: 'indexing', error: null, updated_at: new Date() })
+    .set({ status: 'indexing', error: null, updated_at: clock.now() })
     .where('id', '=', sourceId)
     .execute();
   await queue.sendMany(

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
 import type { JobQueue } from '../../queue/job-queue.js';
@@ -42,13 +43,14 @@ export type DemoSeed = { agentId: string; created: boolean };
  */
 export async function seedDemo(options: {
   db: Kysely<DB>;
+  clock: Clock;
   queue: JobQueue;
   /** APP_KEY: sources are created through the one path that seals SQL passwords with it. */
   appKey: Buffer;
   origins: readonly string[];
   log: Pick<Logger, 'info'>;
 }): Promise<DemoSeed | null> {
-  const { db } = options;
+  const { db, clock } = options;
   const existing = await db
     .selectFrom('agents')
     .innerJoin('workspaces', 'workspaces.id', 'agents.workspace_id')
@@ -62,7 +64,7 @@ export async function seedDemo(options: {
     if (missing.length > 0) {
       await db
         .updateTable('agents')
-        .set({ allowed_origins: [...existing.allowed_origins, ...missing], updated_at: new Date() })
+        .set({ allowed_origins: [...existing.allowed_origins, ...missing], updated_at: clock.now() })
         .where('id', '=', existing.id)
         .execute();
     }
@@ -76,7 +78,7 @@ export async function seedDemo(options: {
     .insertInto('workspaces')
     .values({ id: workspaceId, name: DEMO_WORKSPACE_NAME, slug: DEMO_WORKSPACE_SLUG })
     .execute();
-  const scope: TenantScope = { db, workspaceId, actor: { type: 'system', id: null } };
+  const scope: TenantScope = { db, clock, workspaceId, actor: { type: 'system', id: null } };
   const agent = await createAgent(
     { ...scope, queue: options.queue },
     {
@@ -123,9 +125,10 @@ export type DemoShopConnection = { token: string; token_id: string; agent_id: st
  */
 export async function connectDemoShop(options: {
   db: Kysely<DB>;
+  clock: Clock;
   origin: string;
 }): Promise<DemoShopConnection> {
-  const { db } = options;
+  const { db, clock } = options;
   const agent = await demoAgents(db)
     .select(['agents.id', 'agents.workspace_id', 'agents.allowed_origins'])
     .executeTakeFirst();
@@ -139,12 +142,12 @@ export async function connectDemoShop(options: {
   if (!agent.allowed_origins.includes(options.origin)) {
     await db
       .updateTable('agents')
-      .set({ allowed_origins: [...agent.allowed_origins, options.origin], updated_at: new Date() })
+      .set({ allowed_origins: [...agent.allowed_origins, options.origin], updated_at: clock.now() })
       .where('id', '=', agentId)
       .execute();
   }
   const token = await createApiToken(
-    { db, workspaceId: agent.workspace_id, actor: { type: 'cli', id: null } },
+    { db, clock, workspaceId: agent.workspace_id, actor: { type: 'cli', id: null } },
     { name: `Demo shop (${options.origin})`, abilities: ['wp:integration'] },
   );
   return { token: token.token, token_id: token.id, agent_id: agentId, workspace_id: agent.workspace_id };

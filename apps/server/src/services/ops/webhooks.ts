@@ -158,7 +158,7 @@ export async function redeliver(
   return scope.db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('webhook_deliveries')
-      .set({ status: 'pending', delivered_at: null, updated_at: new Date() })
+      .set({ status: 'pending', delivered_at: null, updated_at: scope.clock.now() })
       .where('id', '=', deliveryId)
       .where('workspace_id', '=', scope.workspaceId)
       .returningAll()

@@ -40,7 +40,7 @@ export type WidgetCaller = {
 export async function resolveWidgetCaller(
   db: Kysely<DB>,
   claims: TWidgetTokenClaims,
-  now: Date = new Date(),
+  now: Date,
   request: { origin?: string | undefined } = {},
 ): Promise<WidgetCaller | null> {
   const found = await readCaller(db, claims);

@@ -84,7 +84,8 @@ export type StartSessionInput = {
   request: TWidgetInitRequest;
   acceptLanguage: string | undefined;
   tokenKey: WidgetTokenKey;
-  now?: Date;
+  /** The instant of the request, from the service's clock. */
+  now: Date;
 };
 
 /**
@@ -98,7 +99,7 @@ export type StartSessionInput = {
 export async function startWidgetSession(input: StartSessionInput): Promise<TWidgetInitResponse> {
   const { db, request } = input;
   const { agent, hasCoupons } = input.widgetAgent;
-  const now = input.now ?? new Date();
+  const { now } = input;
   const shopper = request.shopper_token
     ? await verifyShopperToken(request.shopper_token, await shopperSecrets(db, agent.id), now)
     : null;

@@ -38,7 +38,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const scope = adminScope(deps.database.db, request);
+        const scope = adminScope(deps, request);
         const userId = actingUserId(scope.actor);
         return {
           data: {
@@ -65,12 +65,13 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const scope = adminScope(deps.database.db, request);
+        const scope = adminScope(deps, request);
         const userId = actingUserId(scope.actor);
         if (!userId) throw new AppError('forbidden', { message: 'This token does not act for a user.' });
         return {
           data: await updateProfile({
             db: scope.db,
+            clock: scope.clock,
             userId,
             workspaceId: scope.workspaceId,
             actor: scope.actor,
@@ -99,7 +100,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const scope = adminScope(deps.database.db, request);
+        const scope = adminScope(deps, request);
         const page = await listAuditLogs({ db: scope.db, workspaceId: scope.workspaceId, ...request.query });
         return { data: page.items, meta: { next_before: page.nextBefore } };
       },

@@ -1,6 +1,7 @@
 import type { TAbility } from '@service/contract';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { AppDeps } from '../../app-deps.js';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../errors/app-error.js';
 import { API_TOKEN_MAX_LENGTH, readBearer } from '../../http/bearer.js';
@@ -47,7 +48,7 @@ export async function authenticateAdmin(
   db: Kysely<DB>,
   request: FastifyRequest,
   ability: TAbility,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<AdminAuth> {
   const plaintext = readBearer(request.headers.authorization, API_TOKEN_MAX_LENGTH);
   if (!plaintext && request.cookies[SESSION_COOKIE] !== undefined) {
@@ -64,7 +65,7 @@ export async function authenticateAdmin(
   const token = plaintext ? await authenticateApiToken(db, plaintext) : null;
   if (!token) throw new AppError('unauthenticated');
   if (!token.abilities.includes(ability)) throw new AppError('forbidden');
-  await recordTokenUse(db, token);
+  await recordTokenUse(db, token, now);
   return {
     workspaceId: token.workspaceId,
     actor: { type: 'token', id: token.id, userId: token.createdByUserId },
@@ -103,8 +104,14 @@ export function adminCaller(request: FastifyRequest): AdminAuth {
   return authenticatedCaller(request.adminAuth, 'An admin');
 }
 
-/** The tenant scope of an authenticated admin request. */
-export function adminScope(db: Kysely<DB>, request: FastifyRequest): TenantScope {
+/** The tenant scope of an authenticated admin request, with the app's store and clock. */
+export function adminScope(deps: Pick<AppDeps, 'database' | 'clock'>, request: FastifyRequest): TenantScope {
   const auth = adminCaller(request);
-  return { db, workspaceId: auth.workspaceId, actor: auth.actor, requestId: request.id };
+  return {
+    db: deps.database.db,
+    clock: deps.clock,
+    workspaceId: auth.workspaceId,
+    actor: auth.actor,
+    requestId: request.id,
+  };
 }

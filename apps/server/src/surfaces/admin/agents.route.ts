@@ -21,7 +21,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: dataEnvelope(z.array(ZAgent)), ...adminErrorResponses },
         },
       },
-      async (request) => ({ data: await listAgents(adminScope(deps.database.db, request)) }),
+      async (request) => ({ data: await listAgents(adminScope(deps, request)) }),
     );
 
     app.post(
@@ -37,7 +37,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const scope = {
-          ...adminScope(deps.database.db, request),
+          ...adminScope(deps, request),
           queue: deps.queue,
           publicBaseUrl: deps.config.publicBaseUrl,
           embeddingsKey: deps.embeddings?.key ?? null,
@@ -58,7 +58,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: dataEnvelope(ZAgent), ...recordErrorResponses },
         },
       },
-      async (request) => ({ data: await getAgent(adminScope(deps.database.db, request), request.params.id) }),
+      async (request) => ({ data: await getAgent(adminScope(deps, request), request.params.id) }),
     );
 
     app.patch(
@@ -75,7 +75,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request) => ({
         data: await updateAgent(
-          { ...adminScope(deps.database.db, request), queue: deps.queue },
+          { ...adminScope(deps, request), queue: deps.queue },
           request.params.id,
           request.body,
         ),
@@ -94,7 +94,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await deleteAgent(adminScope(deps.database.db, request), request.params.id);
+        await deleteAgent(adminScope(deps, request), request.params.id);
         return reply.status(204).send(null);
       },
     );

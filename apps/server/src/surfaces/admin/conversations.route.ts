@@ -34,9 +34,8 @@ const takeoverErrorResponses = {
  */
 export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const scopeOf = (request: FastifyRequest, conversationId: string) => ({
-    ...adminScope(deps.database.db, request),
+    ...adminScope(deps, request),
     conversationId,
-    now: deps.now?.(),
   });
   return async (app) => {
     app.get(
@@ -51,12 +50,12 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const scope = adminScope(deps.database.db, request);
+        const scope = adminScope(deps, request);
         const { agent_id, status, cursor, limit } = request.query;
         const page = await listConversations({
           db: scope.db,
           workspaceId: scope.workspaceId,
-          now: deps.now?.(),
+          clock: scope.clock,
           agentId: agent_id,
           status,
           cursor,

@@ -41,7 +41,7 @@ export function embedRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const scope = adminScope(deps.database.db, request);
+        const scope = adminScope(deps, request);
         const agent = await getAgent(scope, request.params.id);
         const base = deps.config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
         const hash = (await assets.manifest())?.widget.hash;

@@ -40,7 +40,7 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
     app.addHook('onRequest', async (request) => {
       if (skipsAuth(request)) return;
-      const auth = await authenticateAdmin(deps.database.db, request, 'admin', deps.now?.());
+      const auth = await authenticateAdmin(deps.database.db, request, 'admin', deps.clock.now());
       // Counted only once the credential is verified: a stranger cannot spend its budget.
       const key = credentialKey(auth);
       await limits.admin.consume(key);

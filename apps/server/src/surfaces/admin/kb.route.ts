@@ -36,7 +36,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: dataEnvelope(z.array(ZKbArticle)), ...adminErrorResponses },
         },
       },
-      async (request) => ({ data: await listKbArticles(adminScope(deps.database.db, request)) }),
+      async (request) => ({ data: await listKbArticles(adminScope(deps, request)) }),
     );
 
     app.post(
@@ -52,10 +52,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const article = await createKbArticle(
-          { ...adminScope(deps.database.db, request), ...indexing },
-          request.body,
-        );
+        const article = await createKbArticle({ ...adminScope(deps, request), ...indexing }, request.body);
         return reply.status(201).send({ data: article });
       },
     );
@@ -72,7 +69,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await getKbArticle(adminScope(deps.database.db, request), request.params.id),
+        data: await getKbArticle(adminScope(deps, request), request.params.id),
       }),
     );
 
@@ -91,7 +88,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request) => ({
         data: await updateKbArticle(
-          { ...adminScope(deps.database.db, request), ...indexing },
+          { ...adminScope(deps, request), ...indexing },
           request.params.id,
           request.body,
         ),
@@ -110,7 +107,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await deleteKbArticle({ ...adminScope(deps.database.db, request), ...indexing }, request.params.id);
+        await deleteKbArticle({ ...adminScope(deps, request), ...indexing }, request.params.id);
         return reply.status(204).send(null);
       },
     );

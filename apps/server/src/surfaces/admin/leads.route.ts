@@ -20,7 +20,7 @@ export function leadRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const scope = adminScope(deps.database.db, request);
+        const scope = adminScope(deps, request);
         const page = await listLeads({
           db: scope.db,
           workspaceId: scope.workspaceId,

@@ -30,7 +30,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const key = await setLlmKey({ ...adminScope(deps.database.db, request), keys }, request.body);
+        const key = await setLlmKey({ ...adminScope(deps, request), keys }, request.body);
         return reply.header('cache-control', 'no-store').send({ data: key });
       },
     );
@@ -45,7 +45,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: dataEnvelope(ZLlmKey), ...recordErrorResponses },
         },
       },
-      async (request) => ({ data: await getLlmKey({ ...adminScope(deps.database.db, request), keys }) }),
+      async (request) => ({ data: await getLlmKey({ ...adminScope(deps, request), keys }) }),
     );
 
     app.delete(
@@ -59,7 +59,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await deleteLlmKey(adminScope(deps.database.db, request));
+        await deleteLlmKey(adminScope(deps, request));
         return reply.status(204).send(null);
       },
     );

@@ -28,7 +28,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const scope = adminScope(deps.database.db, request);
+        const scope = adminScope(deps, request);
         const hits = await searchChunks({
           db: scope.db,
           workspaceId: scope.workspaceId,

@@ -30,7 +30,7 @@ export function sessionRoutes(
   limits: Pick<RateLimits, 'login'>,
   options: { cookiePath: string },
 ): FastifyPluginAsyncZod {
-  const now = deps.now ?? (() => new Date());
+  const now = () => deps.clock.now();
   const keys = configKeyring(deps.config);
   const cookieOptions = (request: FastifyRequest): Parameters<FastifyReply['setCookie']>[2] =>
     sessionCookieOptions(request, options.cookiePath);

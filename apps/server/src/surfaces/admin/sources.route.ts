@@ -31,7 +31,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await listAgentSources(adminScope(deps.database.db, request), request.params.id),
+        data: await listAgentSources(adminScope(deps, request), request.params.id),
       }),
     );
 
@@ -47,7 +47,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await getSource(adminScope(deps.database.db, request), request.params.id),
+        data: await getSource(adminScope(deps, request), request.params.id),
       }),
     );
 
@@ -64,7 +64,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await updateSource(adminScope(deps.database.db, request), request.params.id, request.body),
+        data: await updateSource(adminScope(deps, request), request.params.id, request.body),
       }),
     );
 
@@ -90,7 +90,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const scope = {
-          ...adminScope(deps.database.db, request),
+          ...adminScope(deps, request),
           queue: deps.queue,
           appKey: deps.config.appKey,
         };
@@ -111,7 +111,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await deleteSource(adminScope(deps.database.db, request), request.params.id);
+        await deleteSource(adminScope(deps, request), request.params.id);
         return reply.status(204).send(null);
       },
     );
@@ -136,7 +136,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const scope = {
-          ...adminScope(deps.database.db, request),
+          ...adminScope(deps, request),
           queue: deps.queue,
           publicBaseUrl: deps.config.publicBaseUrl,
           embeddingsKey: deps.embeddings?.key ?? null,

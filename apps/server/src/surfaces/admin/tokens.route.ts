@@ -21,7 +21,7 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: dataEnvelope(z.array(ZApiToken)), ...adminErrorResponses },
         },
       },
-      async (request) => ({ data: await listApiTokens(adminScope(deps.database.db, request)) }),
+      async (request) => ({ data: await listApiTokens(adminScope(deps, request)) }),
     );
 
     app.post(
@@ -36,7 +36,7 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const token = await createApiToken(adminScope(deps.database.db, request), request.body);
+        const token = await createApiToken(adminScope(deps, request), request.body);
         return reply.status(201).header('cache-control', 'no-store').send({ data: token });
       },
     );
@@ -53,7 +53,7 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await revokeApiToken(adminScope(deps.database.db, request), request.params.id),
+        data: await revokeApiToken(adminScope(deps, request), request.params.id),
       }),
     );
   };

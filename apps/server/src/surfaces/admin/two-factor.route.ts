@@ -35,7 +35,7 @@ const conflict = { 409: ZServiceError.describe('Already on, already off, or no s
 export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const keys = configKeyring(deps.config);
   const context = (request: FastifyRequest): TwoFactorContext => {
-    const scope = adminScope(deps.database.db, request);
+    const scope = adminScope(deps, request);
     const userId = actingUserId(scope.actor);
     if (!userId) throw new AppError('forbidden', { message: 'This token does not act for a user.' });
     return {
@@ -44,7 +44,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       userId,
       workspaceId: scope.workspaceId,
       actor: scope.actor,
-      now: deps.now?.() ?? new Date(),
+      now: deps.clock.now(),
       requestId: request.id,
     };
   };

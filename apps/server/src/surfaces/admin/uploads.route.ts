@@ -145,7 +145,7 @@ export function uploadRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             message: `Unsupported content type; ${MULTIPART_ONLY}`,
           });
         }
-        const scope = { ...adminScope(deps.database.db, request), queue: deps.queue };
+        const scope = { ...adminScope(deps, request), queue: deps.queue };
         try {
           const sources = await uploadFiles(scope, request.params.id, readUploads(app, request));
           return reply.status(201).send({ data: sources });

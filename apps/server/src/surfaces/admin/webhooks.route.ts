@@ -32,7 +32,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: dataEnvelope(z.array(ZWebhook)), ...adminErrorResponses },
         },
       },
-      async (request) => ({ data: await listWebhooks(adminScope(deps.database.db, request)) }),
+      async (request) => ({ data: await listWebhooks(adminScope(deps, request)) }),
     );
 
     app.post(
@@ -51,7 +51,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const scope = {
-          ...adminScope(deps.database.db, request),
+          ...adminScope(deps, request),
           appKey: deps.config.appKey,
           safeUrlAllow: deps.config.safeUrlAllow,
         };
@@ -72,7 +72,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await deleteWebhook(adminScope(deps.database.db, request), request.params.id);
+        await deleteWebhook(adminScope(deps, request), request.params.id);
         return reply.status(204).send(null);
       },
     );
@@ -96,11 +96,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const page = await listDeliveries(
-          adminScope(deps.database.db, request),
-          request.params.id,
-          request.query,
-        );
+        const page = await listDeliveries(adminScope(deps, request), request.params.id, request.query);
         return { data: page.items, meta: { next_before: page.nextBefore } };
       },
     );
@@ -117,7 +113,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const scope = { ...adminScope(deps.database.db, request), queue: deps.queue };
+        const scope = { ...adminScope(deps, request), queue: deps.queue };
         return reply.status(202).send({ data: await redeliver(scope, request.params.id) });
       },
     );

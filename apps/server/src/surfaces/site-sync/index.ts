@@ -34,12 +34,11 @@ export function siteSyncSurface(deps: AppDeps, limits: RateLimits) {
         request,
       );
     });
-    const clock = deps.now;
-    const nowSeconds = clock ? () => Math.floor(clock().getTime() / 1000) : undefined;
+    const nowSeconds = () => Math.floor(deps.clock.now().getTime() / 1000);
     app.addHook('preValidation', async (request) => {
       verifyAndParseBody(request, nowSeconds);
       // Only a request that passed every check counts as a use of its token.
-      await recordTokenUse(deps.database.db, integrationCaller(request).token);
+      await recordTokenUse(deps.database.db, integrationCaller(request).token, deps.clock.now());
     });
     await app.register(syncRoutes(deps));
   };

@@ -44,6 +44,7 @@ const signed = { config: { signed: true } };
 export function syncRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const syncDeps = (request: FastifyRequest): SyncDeps => ({
     db: deps.database.db,
+    clock: deps.clock,
     queue: deps.queue,
     caller: integrationCaller(request),
   });

@@ -54,6 +54,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
         if (!storedWidgetFeatures(caller.agent).leads) throw notFound();
         const lead = await captureLead({
           db,
+          clock: deps.clock,
           queue: deps.queue,
           workspaceId: caller.workspaceId,
           agentId: caller.agent.id,
@@ -82,7 +83,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
       async (request) => {
         const caller = widgetCaller(request);
         if (!storedWidgetFeatures(caller.agent).human) throw notFound();
-        return { data: { status: await requestHuman(db, caller, deps.clock()) } };
+        return { data: { status: await requestHuman(db, caller, deps.clock.now()) } };
       },
     );
 
@@ -115,7 +116,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
         },
       },
       async (request, reply) => {
-        await recordTyping(db, widgetCaller(request), request.body.typing, deps.clock());
+        await recordTyping(db, widgetCaller(request), request.body.typing, deps.clock.now());
         return reply.code(202).send({ data: { typing: request.body.typing } });
       },
     );
@@ -138,7 +139,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
       async (request) => {
         const caller = widgetCaller(request);
         if (!storedWidgetFeatures(caller.agent).satisfaction) throw notFound();
-        return { data: await recordSatisfaction(db, caller, request.body, deps.clock()) };
+        return { data: await recordSatisfaction(db, caller, request.body, deps.clock.now()) };
       },
     );
 
@@ -153,7 +154,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
         },
       },
       async (request) => ({
-        data: await clearConversation(db, widgetCaller(request), deps.tokenKey, deps.clock()),
+        data: await clearConversation(db, widgetCaller(request), deps.tokenKey, deps.clock.now()),
       }),
     );
 

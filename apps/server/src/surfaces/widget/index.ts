@@ -19,7 +19,7 @@ export const WIDGET_PREFIX = '/v1/widget';
 export const WIDGET_SHOP_PREFIX = '/api/v1/widget';
 
 /** What every widget route file gets. */
-export type WidgetRouteDeps = AppDeps & { limits: RateLimits; tokenKey: Uint8Array; clock: () => Date };
+export type WidgetRouteDeps = AppDeps & { limits: RateLimits; tokenKey: Uint8Array };
 
 /**
  * The widget surface (contract section C), mounted at {@link WIDGET_PREFIX}: token + Origin on
@@ -51,7 +51,6 @@ function widgetScope(app: FastifyInstance, deps: AppDeps, limits: RateLimits): W
     widgetTokenSecret: deps.config.widgetTokenSecret,
     appKey: deps.config.appKey,
   });
-  const clock = deps.now ?? (() => new Date());
   app.decorateRequest('widgetCaller', null);
   app.decorateRequest('widgetOriginAllowed', false);
   app.addHook('onRoute', (route) => {
@@ -64,7 +63,7 @@ function widgetScope(app: FastifyInstance, deps: AppDeps, limits: RateLimits): W
       key: tokenKey,
       limits,
       request,
-      now: clock(),
+      now: deps.clock.now(),
     });
   });
   app.addHook('onSend', async (request, reply) => {
@@ -83,5 +82,5 @@ function widgetScope(app: FastifyInstance, deps: AppDeps, limits: RateLimits): W
     reply.header('vary', 'Origin, Access-Control-Request-Headers');
     return reply.code(204).send();
   });
-  return { ...deps, limits, tokenKey, clock };
+  return { ...deps, limits, tokenKey };
 }

@@ -52,7 +52,7 @@ export function initRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod {
           request: body,
           acceptLanguage: typeof acceptLanguage === 'string' ? acceptLanguage : undefined,
           tokenKey: deps.tokenKey,
-          now: deps.clock(),
+          now: deps.clock.now(),
         });
         if (body.page_url && agent.auto_index_pages) {
           await indexVisitorPage({

@@ -126,6 +126,6 @@ function chatDeps(deps: WidgetRouteDeps, log: ChatLog): ChatDeps {
     embeddings: deps.embeddings ?? null,
     config: deps.config,
     log,
-    now: deps.clock,
+    clock: deps.clock,
   };
 }
