@@ -104,7 +104,7 @@ export function callControlServer(
       reject(
         new Error(
           `DATA_DIR is locked by another process, and its control socket does not answer (${error.message}). ` +
-            'If no service is running, wait 30 seconds for the stale lock to expire.',
+            'If no service is running, the lock is held from another machine: it expires 30 seconds after its owner stopped.',
         ),
       ),
     );
