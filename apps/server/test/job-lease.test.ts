@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { systemClock } from '../src/clock.js';
 import type { Database } from '../src/db/database.js';
 import { createLogger } from '../src/logger.js';
+import { deadLetterQueueOf } from '../src/queue/job-failures.js';
 import { defineJob, JobQueue } from '../src/queue/job-queue.js';
 import { createTestDatabase, TEST_ENGINE } from './support/test-database.js';
 
@@ -61,17 +62,38 @@ describe(`job leases (${TEST_ENGINE})`, () => {
     },
   });
 
+  const settled: string[] = [];
+  let finishSettling = () => {};
+  const settling = new Promise<void>((resolve) => {
+    finishSettling = resolve;
+  });
+  const failingJob = defineJob({
+    name: 'test-lease-failing',
+    payload: ZPayload,
+    retryLimit: 0,
+    async handle() {
+      throw new Error('always fails');
+    },
+    async giveUp({ id }) {
+      settled.push(`start ${id}`);
+      await settling;
+      settled.push(`end ${id}`);
+      return true;
+    },
+  });
+
   before(async () => {
     database = await createTestDatabase();
     queue = await JobQueue.start({
       pool: database.pool,
       db: database.db,
       log: createLogger('silent'),
-      definitions: [longJob, orphanJob],
+      definitions: [longJob, orphanJob, failingJob],
       lease: { seconds: 3, sweepSeconds: 1 },
     });
   });
   after(async () => {
+    finishSettling();
     await queue.stop(10_000);
     await database.close();
   });
@@ -102,6 +124,7 @@ describe(`job leases (${TEST_ENGINE})`, () => {
     assert.ok(orphan && last);
     await leaveOrphaned(orphan, 0);
     await leaveOrphaned(last, 1);
+    assert.ok(await queue.send(failingJob, { id: 'failing' }));
     await queue.work({ clock: systemClock, appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
   });
 
@@ -137,5 +160,14 @@ describe(`job leases (${TEST_ENGINE})`, () => {
     await eventually('the last attempt to be given up', async () => givenUp.length > 0);
     assert.deepEqual(givenUp, [{ id: 'last', reason: 'ran out of time' }]);
     assert.ok(!runs.includes('orphan last'), 'no attempt was left to run');
+  });
+
+  test('settling a job that failed for good holds the lease too, not the 15-minute expiry', async () => {
+    await eventually('its give-up to start', async () => settled.includes('start failing'));
+    const early = await expirySeconds(deadLetterQueueOf('test-lease-failing'));
+    assert.ok(early !== undefined && early < 60, `the dead-letter entry's expiry is the lease: ${early}`);
+    finishSettling();
+    await eventually('its give-up to end', async () => settled.includes('end failing'));
+    assert.deepEqual(settled, ['start failing', 'end failing'], 'settled once');
   });
 });

@@ -14,7 +14,7 @@ import {
   settleGivenUpJob,
 } from './job-failures.js';
 import { holdLease, type JobLease } from './job-lease.js';
-import { declareQueue, expiryOf } from './queue-options.js';
+import { DEAD_LETTER_EXPIRY_SECONDS, declareQueue, expiryOf } from './queue-options.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -289,20 +289,45 @@ export class JobQueue {
       name,
       { batchSize: 1, pollingIntervalSeconds, includeMetadata: true },
       async (jobs) => {
-        for (const job of jobs) {
-          const log = this.log.child({ job: name, jobId: job.id });
-          const context = {
-            db: this.db,
-            log,
-            jobId: job.id,
-            attempt: job.retryCount + 1,
-            ...services,
-            queue: this,
-          };
-          await settleGivenUpJob(definition, giveUp, job, context);
+        // Settling holds a lease like any job, so a dead-letter entry whose process died is
+        // retried after the lease, not after the dead-letter queue's 15-minute expiry.
+        const lease = this.lease
+          ? await holdLease(
+              this.db,
+              this.log,
+              { name, ids: jobs.map((one) => one.id), maxSeconds: DEAD_LETTER_EXPIRY_SECONDS },
+              this.lease,
+            )
+          : null;
+        try {
+          await this.settleDeadLetters(definition, giveUp, name, jobs, services);
+        } finally {
+          lease?.stop();
         }
       },
     );
+  }
+
+  /** Settles fetched dead-letter entries, one after the other. */
+  private async settleDeadLetters(
+    definition: JobDefinition<unknown>,
+    giveUp: NonNullable<JobDefinition<unknown>['giveUp']>,
+    name: string,
+    jobs: PgBoss.JobWithMetadata<unknown>[],
+    services: JobServices,
+  ): Promise<void> {
+    for (const job of jobs) {
+      const log = this.log.child({ job: name, jobId: job.id });
+      const context = {
+        db: this.db,
+        log,
+        jobId: job.id,
+        attempt: job.retryCount + 1,
+        ...services,
+        queue: this,
+      };
+      await settleGivenUpJob(definition, giveUp, job, context);
+    }
   }
 
   /** Counts jobs of a queue by state (for tests and ops). */

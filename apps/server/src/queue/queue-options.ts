@@ -7,6 +7,9 @@ export function expiryOf(definition: JobSpec<unknown>): number {
   return definition.expireInSeconds ?? 15 * 60;
 }
 
+/** How long settling one dead-letter entry may take (its queue's expiry). */
+export const DEAD_LETTER_EXPIRY_SECONDS = 15 * 60;
+
 /**
  * Creates (or updates) a job's pg-boss queue with its spec's retry policy and expiry. A job with
  * something to settle when it fails for good (`giveUp`) also gets its dead-letter queue, created
@@ -15,7 +18,13 @@ export function expiryOf(definition: JobSpec<unknown>): number {
 export async function declareQueue(boss: PgBoss, definition: JobDefinition<unknown>): Promise<void> {
   const deadLetter = definition.giveUp ? deadLetterQueueOf(definition.name) : undefined;
   if (deadLetter) {
-    const deadOptions = { name: deadLetter, retryLimit: 5, retryDelay: 10, retryBackoff: true };
+    const deadOptions = {
+      name: deadLetter,
+      retryLimit: 5,
+      retryDelay: 10,
+      retryBackoff: true,
+      expireInSeconds: DEAD_LETTER_EXPIRY_SECONDS,
+    };
     await boss.createQueue(deadLetter, deadOptions);
     await boss.updateQueue(deadLetter, deadOptions);
   }
