@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
  * layer, imports between units must not form a cycle.
  */
 export const LAYERS = [
-  ['errors', 'config', 'security', 'db', 'logger.ts'],
+  ['errors', 'config', 'security', 'workers', 'db', 'logger.ts'],
   [
     'outbound',
     'queue',
