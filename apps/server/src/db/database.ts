@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { cacheMbFor } from './embedded-cache.js';
-import { startStoreThread } from './embedded-store.js';
+import { type EmbeddedStoreThread, startStoreThread } from './embedded-store.js';
 import type { DB } from './schema.js';
 import { withStartupLock } from './startup-lock.js';
 import type { StoreLane, StoreScheduling, StoreWorkerData } from './store-messages.js';
@@ -29,8 +29,8 @@ export type Database = {
   close(): Promise<void>;
 };
 
-/** An open embedded store, which can also dump its data dir (test templates). */
-export type EmbeddedDatabase = Database & { dumpDataDir(): Promise<Uint8Array> };
+/** An open embedded store, which can also dump its data dir (test templates), and its thread. */
+export type EmbeddedDatabase = Database & { dumpDataDir(): Promise<Uint8Array>; thread: EmbeddedStoreThread };
 
 type Log = { info(msg: string): void; warn(msg: string): void; error?(msg: string): void };
 
@@ -116,7 +116,7 @@ async function openStoreThread(
       await thread.close();
     },
   });
-  return { ...database, dumpDataDir: () => thread.dump() };
+  return { ...database, dumpDataDir: () => thread.dump(), thread };
 }
 
 /** Opens PostgreSQL at `url` with a pool of `poolSize` connections. */
@@ -152,6 +152,7 @@ export type SessionClient = { query(text: string): Promise<unknown> };
 /**
  * Applies VECTOR_SESSION_SETTINGS to each new connection before the pool hands it out. A setting
  * the server refuses is reported once and skipped: search still works, with pgvector's default.
+ * Any other failure (the connection or the store's thread is gone) fails the connect.
  */
 export function sessionSetup(log: Log): (client: SessionClient) => Promise<void> {
   const reported = new Set<string>();
@@ -160,6 +161,8 @@ export function sessionSetup(log: Log): (client: SessionClient) => Promise<void>
       try {
         await client.query(setting);
       } catch (error) {
+        // Only the server's refusal is skipped; a lost connection fails the connect.
+        if (!(error instanceof pg.DatabaseError)) throw error;
         if (reported.has(setting)) continue;
         reported.add(setting);
         log.warn(`could not apply "${setting}": ${error instanceof Error ? error.message : String(error)}`);

@@ -10,6 +10,8 @@ export type EmbeddedStoreThread = StoreLink & {
   dump(): Promise<Uint8Array>;
   /** Closes PGlite in the thread (after the groups in flight), then ends the thread. */
   close(): Promise<void>;
+  /** Ends the thread at once, as a crash would (the crash path's tests). */
+  kill(): Promise<void>;
 };
 
 /**
@@ -112,6 +114,9 @@ export async function startStoreThread(
           post({ type: 'close' });
         });
       }
+      await worker.terminate();
+    },
+    async kill() {
       await worker.terminate();
     },
   };

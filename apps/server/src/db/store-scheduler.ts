@@ -22,7 +22,7 @@ export class StoreScheduler {
   private readonly waiting: Group[] = [];
   private pinned: number | null = null;
   private current: number | null = null;
-  private running = false;
+  private running: Promise<void> | null = null;
   private arrivals = 0;
   private interactiveStreak = 0;
   private readonly ended = new Set<number>();
@@ -50,20 +50,22 @@ export class StoreScheduler {
     this.pump();
   }
 
-  /** Resolves once nothing runs and nothing waits (before closing the store). */
+  /**
+   * Resolves once no group can run: none waits, or only groups behind a connection that holds the
+   * backend and has sent nothing more (before a dump or closing the store).
+   */
   async idle(): Promise<void> {
-    while (this.running || this.waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (this.running) await this.running;
   }
 
   private pump(): void {
     if (this.running) return;
-    this.running = true;
-    this.loop().then(
+    this.running = this.loop().then(
       () => {
-        this.running = false;
+        this.running = null;
       },
       (error: unknown) => {
-        this.running = false;
+        this.running = null;
         this.onFatal(error);
       },
     );
