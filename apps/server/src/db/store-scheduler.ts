@@ -55,11 +55,11 @@ export class StoreScheduler {
    * backend and has sent nothing more (before a dump or closing the store).
    */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running !== null) await this.running;
   }
 
   private pump(): void {
-    if (this.running) return;
+    if (this.running !== null) return;
     this.running = this.loop().then(
       () => {
         this.running = null;
