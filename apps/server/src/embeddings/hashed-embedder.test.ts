@@ -22,9 +22,10 @@ describe('offline hashed embedder', () => {
 
   test('a batch yields to the event loop between small groups, and keeps its order', async () => {
     const provider = createHashedEmbedder();
+    // Chunk-sized texts: each group between yields is milliseconds of work, longer than a timer tick.
     const texts = Array.from(
       { length: HASHED_YIELD_EVERY * 4 + 3 },
-      (_, index) => `chunk number ${index} about refunds`,
+      (_, index) => `chunk ${index} ${'refunds within thirty days of delivery '.repeat(40)}`,
     );
     let turns = 0;
     const counting = setInterval(() => {
