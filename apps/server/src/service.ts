@@ -189,6 +189,7 @@ export async function prepareStore(
     const queue = await JobQueue.start({
       pool: database.background.pool,
       db: database.background.db,
+      sendDb: database.db,
       log,
       definitions,
       // Several processes may share a PostgreSQL queue: a running job holds a renewed lease, so
