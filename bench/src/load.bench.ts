@@ -42,11 +42,10 @@ const REQUESTS = positiveIntegers(argument('requests'), [100], '--requests')[0] 
 const CONCURRENCY = 10;
 const LOAD_LIMIT_MS = 15 * 60 * 1000;
 const ORIGIN = 'https://shop.example.com';
-const WORDS =
+const WORDS = (
   'delivery parcel return refund invoice voucher sweater jacket wool cotton store opening hours payment card ' +
-  'warehouse courier tracking exchange size repair order account password newsletter discount season'.split(
-    ' ',
-  );
+  'warehouse courier tracking exchange size repair order account password newsletter discount season'
+).split(' ');
 
 /** A page of the fake site: about 2 KB of text in five paragraphs, different on every page. */
 function pageHtml(n: number): string {

@@ -144,10 +144,8 @@ describe('index jobs write long documents in batches', () => {
     const { source, documentId } = await createText(sectionedText(3 * CHUNK_WRITE_BATCH));
     const newText = sectionedText(2 * CHUNK_WRITE_BATCH + 1);
     const changing = t.database.db.withPlugin(
-      afterChunkInsert(
-        1,
-        () =>
-          sql`update documents set content_text = ${newText}, content_hash = 'changed'
+      afterChunkInsert(1, () =>
+        sql`update documents set content_text = ${newText}, content_hash = 'changed'
             where id = ${documentId}`.execute(t.database.db),
       ),
     );
