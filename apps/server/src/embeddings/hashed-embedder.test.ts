@@ -41,7 +41,7 @@ describe('offline hashed embedder', () => {
       clearInterval(counting);
     }
     assert.equal(vectors.length, texts.length);
-    texts.forEach((text, index) => assert.deepEqual(vectors[index], embedText(text)));
+    for (const [index, text] of texts.entries()) assert.deepEqual(vectors[index], embedText(text));
   });
 
   test('a text without words is the zero vector', () => {
