@@ -11,6 +11,15 @@ export type StoreScheduling = 'interactive-first' | 'fifo';
 /** Interactive groups run in a row, at most, before a waiting background group gets its turn. */
 export const INTERACTIVE_BURST = 8;
 
+/**
+ * How long, after an interactive group, a waiting background group is held back for the next
+ * interactive one (`interactive-first` only). A request's statements come one at a time, each
+ * after the main thread has read the last one's answer; without the pause, a background group
+ * (a batch of chunks, a job poll) would slip in between and the request would wait for it at
+ * every statement.
+ */
+export const INTERACTIVE_GRACE_MS = 4;
+
 /** What the store thread is started with (`workerData`). */
 export type StoreWorkerData = {
   /** The data directory, or null for a store in memory (tests). */

@@ -17,7 +17,7 @@ function textOf(bytes: Uint8Array): string {
  * A scheduler over a recorded backend: each group is a Query whose text names its answer's
  * status after a colon (`a1:T` leaves a transaction open). Groups queued before `start()` wait.
  */
-function harness(scheduling: StoreScheduling) {
+function harness(scheduling: StoreScheduling, graceMs = 0) {
   const ran: string[] = [];
   let gate: (() => void) | null = null;
   const opened = new Promise<void>((resolve) => {
@@ -36,6 +36,7 @@ function harness(scheduling: StoreScheduling) {
     (error) => {
       throw error;
     },
+    graceMs,
   );
   const exec = (conn: number, lane: StoreLane, text: string) =>
     scheduler.exec(conn, lane, queryMessage(text));
@@ -85,6 +86,24 @@ describe('store scheduler', () => {
       `i${INTERACTIVE_BURST + 1}`,
       'bg2',
     ]);
+  });
+
+  test('after an interactive group, a background one waits a moment for the next interactive statement', async () => {
+    const { ran, exec, scheduler, start } = harness('interactive-first', 200);
+    exec(1, 'interactive', 'first statement');
+    exec(100, 'background', 'batch');
+    start();
+    await scheduler.idle();
+    assert.deepEqual(ran, ['first statement'], 'the batch is held back');
+    // The request's next statement, sent after it read the first answer.
+    exec(1, 'interactive', 'second statement');
+    await scheduler.idle();
+    assert.deepEqual(ran, ['first statement', 'second statement']);
+    // No more interactive work: the batch runs once the pause is over.
+    for (let tries = 0; tries < 100 && ran.length < 3; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(ran, ['first statement', 'second statement', 'batch']);
   });
 
   test('fifo runs groups in arrival order', async () => {

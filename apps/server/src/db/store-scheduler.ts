@@ -1,4 +1,9 @@
-import { INTERACTIVE_BURST, type StoreLane, type StoreScheduling } from './store-messages.js';
+import {
+  INTERACTIVE_BURST,
+  INTERACTIVE_GRACE_MS,
+  type StoreLane,
+  type StoreScheduling,
+} from './store-messages.js';
 
 /** Runs raw frontend bytes on the one backend and returns its raw answer. */
 export type RunProtocol = (bytes: Uint8Array) => Promise<Uint8Array>;
@@ -25,6 +30,9 @@ export class StoreScheduler {
   private running: Promise<void> | null = null;
   private arrivals = 0;
   private interactiveStreak = 0;
+  /** When the last interactive group finished (`performance.now()`), and the timer waiting out its grace. */
+  private lastInteractive = Number.NEGATIVE_INFINITY;
+  private graceTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly ended = new Set<number>();
 
   constructor(
@@ -32,6 +40,7 @@ export class StoreScheduler {
     private readonly reply: (conn: number, bytes: Uint8Array) => void,
     private readonly scheduling: StoreScheduling,
     private readonly onFatal: (error: unknown) => void,
+    private readonly graceMs: number = INTERACTIVE_GRACE_MS,
   ) {}
 
   /** Queues a group of `conn`'s messages. */
@@ -82,6 +91,7 @@ export class StoreScheduler {
       this.current = group.conn;
       const answer = await this.run(group.bytes);
       this.current = null;
+      if (group.lane === 'interactive') this.lastInteractive = performance.now();
       this.pinned = leavesBackendIdle(answer) ? null : group.conn;
       if (this.pinned === null) this.ended.delete(group.conn);
       this.reply(group.conn, answer);
@@ -110,6 +120,15 @@ export class StoreScheduler {
         index = interactive;
         this.interactiveStreak = background < 0 ? 0 : this.interactiveStreak + 1;
       } else if (background >= 0) {
+        const wait = this.lastInteractive + this.graceMs - performance.now();
+        if (interactive < 0 && wait > 0 && this.interactiveStreak < INTERACTIVE_BURST) {
+          // A request may be about to send its next statement: give it a moment first.
+          this.graceTimer ??= setTimeout(() => {
+            this.graceTimer = null;
+            this.pump();
+          }, wait);
+          return undefined;
+        }
         index = background;
         this.interactiveStreak = 0;
       }
