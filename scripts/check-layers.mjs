@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
  * layer, imports between units must not form a cycle.
  */
 export const LAYERS = [
-  ['errors', 'config', 'security', 'db', 'logger.ts', 'clock.ts'],
+  ['errors', 'config', 'security', 'workers', 'db', 'logger.ts', 'clock.ts'],
   [
     'outbound',
     'queue',

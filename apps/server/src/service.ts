@@ -63,6 +63,9 @@ export async function startService(
         dataDir: config.dataDir,
         log: adapt(log),
         cacheMb: config.database.cacheMb,
+        scheduling: config.database.scheduling,
+        // The store's thread stopped (logged at error level there): stop the service, exit code 1.
+        onCrash: (error) => options.onFatal?.(error),
       });
     } else {
       database = await openPostgresDatabase({
@@ -185,9 +188,12 @@ export async function prepareStore(
     const result = await migrate(database.pool, migrations);
     if (result.applied.length > 0) log.info({ applied: result.applied }, 'applied database migrations');
     await ensureOptionalSchema(database.db, database.features, options.embeddings?.dimensions ?? null);
+    // The queue and its handlers use the background pool: on the embedded store their statements
+    // wait while requests' are ready (EMBEDDED_STORE_SCHEDULING).
     const queue = await JobQueue.start({
-      pool: database.pool,
-      db: database.db,
+      pool: database.background.pool,
+      db: database.background.db,
+      sendDb: database.db,
       log,
       definitions,
       // Several processes may share a PostgreSQL queue: a running job holds a renewed lease, so
@@ -199,5 +205,9 @@ export async function prepareStore(
 }
 
 function adapt(log: Logger) {
-  return { info: (msg: string) => log.info(msg), warn: (msg: string) => log.warn(msg) };
+  return {
+    info: (msg: string) => log.info(msg),
+    warn: (msg: string) => log.warn(msg),
+    error: (msg: string) => log.error(msg),
+  };
 }

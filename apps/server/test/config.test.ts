@@ -28,7 +28,7 @@ describe('loadConfig', () => {
     assert.equal(config.port, 8080);
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.dataDir, './data');
-    assert.deepEqual(config.database, { mode: 'embedded' });
+    assert.deepEqual(config.database, { mode: 'embedded', scheduling: 'interactive-first' });
     assert.equal(config.appKey, undefined);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.bcryptCost, 12);
@@ -77,10 +77,30 @@ describe('loadConfig', () => {
   });
 
   test('EMBEDDED_CACHE_MB sets the embedded buffer cache (16–1024 MB); unset, it is sized at start', () => {
-    assert.deepEqual(loadConfig({ EMBEDDED_CACHE_MB: '256' }).database, { mode: 'embedded', cacheMb: 256 });
-    assert.deepEqual(loadConfig({ EMBEDDED_CACHE_MB: '' }).database, { mode: 'embedded' });
+    assert.deepEqual(loadConfig({ EMBEDDED_CACHE_MB: '256' }).database, {
+      mode: 'embedded',
+      scheduling: 'interactive-first',
+      cacheMb: 256,
+    });
+    assert.deepEqual(loadConfig({ EMBEDDED_CACHE_MB: '' }).database, {
+      mode: 'embedded',
+      scheduling: 'interactive-first',
+    });
     for (const bad of ['15', '1025', '64.5', 'lots', '-1'])
       rejects({ EMBEDDED_CACHE_MB: bad }, 'EMBEDDED_CACHE_MB');
+  });
+
+  test('EMBEDDED_STORE_SCHEDULING is interactive-first (default) or fifo', () => {
+    assert.deepEqual(loadConfig({ EMBEDDED_STORE_SCHEDULING: 'fifo' }).database, {
+      mode: 'embedded',
+      scheduling: 'fifo',
+    });
+    assert.deepEqual(loadConfig({ EMBEDDED_STORE_SCHEDULING: '' }).database, {
+      mode: 'embedded',
+      scheduling: 'interactive-first',
+    });
+    for (const bad of ['FIFO', 'background-first', 'lifo'])
+      rejects({ EMBEDDED_STORE_SCHEDULING: bad }, 'EMBEDDED_STORE_SCHEDULING');
   });
 
   test('EXTRACT_*: threads, heap and time of the extraction pool, bounded at their edges', () => {

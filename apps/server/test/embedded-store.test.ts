@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import {
   type Database,
   openEmbeddedDatabase,
@@ -106,7 +107,8 @@ describe(`session settings for vector search (${TEST_ENGINE})`, () => {
     const applied: string[] = [];
     const client = {
       async query(text: string) {
-        if (text.includes('iterative_scan')) throw new Error('unrecognized configuration parameter');
+        if (text.includes('iterative_scan'))
+          throw new pg.DatabaseError('unrecognized configuration parameter', 0, 'error');
         applied.push(text);
         return { rows: [] };
       },
@@ -116,6 +118,16 @@ describe(`session settings for vector search (${TEST_ENGINE})`, () => {
     assert.deepEqual(applied, [VECTOR_SESSION_SETTINGS[0], VECTOR_SESSION_SETTINGS[0]]);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? '', /iterative_scan.*unrecognized configuration parameter/);
+  });
+
+  test('a connection lost during the settings fails the connect', async () => {
+    const setup = sessionSetup({ info() {}, warn() {} });
+    const client = {
+      async query(): Promise<unknown> {
+        throw new Error('the embedded store stopped unexpectedly');
+      },
+    };
+    await assert.rejects(setup(client), /stopped unexpectedly/);
   });
 
   test("chunks keep their full-text vector in the row (storage 'main')", async () => {

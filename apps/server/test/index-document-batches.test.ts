@@ -144,12 +144,9 @@ describe('index jobs write long documents in batches', () => {
     const { source, documentId } = await createText(sectionedText(3 * CHUNK_WRITE_BATCH));
     const newText = sectionedText(2 * CHUNK_WRITE_BATCH + 1);
     const changing = t.database.db.withPlugin(
-      afterChunkInsert(
-        1,
-        () =>
-          sql`update documents set content_text = ${newText}, content_hash = 'changed'
+      afterChunkInsert(1, () =>
+        sql`update documents set content_text = ${newText}, content_hash = 'changed'
             where id = ${documentId}`.execute(t.database.db),
-        t.database.mode === 'postgres',
       ),
     );
     await indexDocumentJob.handle({ documentId }, context({ db: changing }));
@@ -245,11 +242,10 @@ function failingChunkInsert(n: number): KyselyPlugin {
 
 /**
  * A plugin that runs `effect` once, after the `n`th chunk insert has committed and before the
- * next statement. On PostgreSQL it is awaited (on another connection). PGlite has one connection,
- * held until this hook returns, so there it is only started: its query then waits in the pool's
- * queue ahead of the next batch, which asks for the connection after it.
+ * next statement, and waits for it (it runs on another connection of the pool, on PostgreSQL
+ * and on the embedded store alike).
  */
-function afterChunkInsert(n: number, effect: () => Promise<unknown>, awaitEffect: boolean): KyselyPlugin {
+function afterChunkInsert(n: number, effect: () => Promise<unknown>): KyselyPlugin {
   let seen = 0;
   const inserts = new WeakSet<object>();
   return {
@@ -260,11 +256,7 @@ function afterChunkInsert(n: number, effect: () => Promise<unknown>, awaitEffect
     async transformResult({ result, queryId }) {
       if (inserts.has(queryId)) {
         seen += 1;
-        if (seen === n) {
-          const done = effect();
-          if (awaitEffect) await done;
-          else done.catch(() => {});
-        }
+        if (seen === n) await effect();
       }
       return result;
     },

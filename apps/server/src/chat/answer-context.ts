@@ -95,6 +95,7 @@ export async function loadAnswerContext(options: {
     limit: ANSWER_SOURCES,
     features: options.features,
     embeddings: options.embeddings,
+    knownAgent: agent,
     onVectorError: (error) => options.onError(error, 'query not embedded'),
   }).catch((error: unknown) => {
     options.onError(error, 'retrieval failed');

@@ -176,6 +176,7 @@ async function openStore(config: Config, log: Logger, migrated: boolean): Promis
           dataDir: config.dataDir,
           log: quiet(log),
           cacheMb: config.database.cacheMb,
+          scheduling: config.database.scheduling,
         })
       : await openPostgresDatabase({ url: config.database.url, poolSize: 2, log: quiet(log) });
   try {
@@ -198,19 +199,35 @@ async function runWorker(config: Config, log: Logger): Promise<number> {
   }
   // PostgreSQL only: loadConfig already demanded APP_KEY, so this reads it and writes no key file.
   const keyed = await ensureAppKey(config, (message) => log.warn(message));
-  const service = await startService(keyed, log, { http: false, worker: true });
-  log.warn('worker started');
-  await new Promise<void>((resolve) => {
+  let failed = false;
+  let stopWaiting = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stopWaiting = resolve;
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
+  // A lost DATA_DIR lock or a stopped store thread ends the worker with exit code 1.
+  const service = await startService(keyed, log, {
+    http: false,
+    worker: true,
+    onFatal: () => {
+      failed = true;
+      stopWaiting();
+    },
+  });
+  log.warn('worker started');
+  await stopped;
   log.warn('worker stopping: finishing running jobs');
   await service.stop();
-  return 0;
+  return failed ? 1 : 0;
 }
 
 function quiet(log: Logger) {
-  return { info: (msg: string) => log.debug(msg), warn: (msg: string) => log.warn(msg) };
+  return {
+    info: (msg: string) => log.debug(msg),
+    warn: (msg: string) => log.warn(msg),
+    error: (msg: string) => log.error(msg),
+  };
 }
 
 /** Prints a failure readably: the message, then one line per field error. */

@@ -41,6 +41,10 @@ export const ZEnv = z.object({
   DATABASE_URL: ZPostgresUrl,
   DATABASE_POOL_SIZE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100).default(10)),
   EMBEDDED_CACHE_MB: z.preprocess(emptyToUndefined, z.coerce.number().int().min(16).max(1024).optional()),
+  EMBEDDED_STORE_SCHEDULING: z.preprocess(
+    emptyToUndefined,
+    z.enum(['interactive-first', 'fifo']).default('interactive-first'),
+  ),
   REDIS_URL: z.preprocess(
     emptyToUndefined,
     z
@@ -151,9 +155,13 @@ export type Config = Readonly<{
   host: string;
   dataDir: string;
   publicBaseUrl: string | undefined;
-  /** Embedded: `cacheMb` is the buffer cache (`EMBEDDED_CACHE_MB`); absent, sized from the data at start. */
+  /**
+   * Embedded: `cacheMb` is the buffer cache (`EMBEDDED_CACHE_MB`; absent, sized from the data at
+   * start); `scheduling` how the store's thread orders its connections (`EMBEDDED_STORE_SCHEDULING`).
+   */
   database: Readonly<
-    { mode: 'embedded'; cacheMb?: number } | { mode: 'postgres'; url: string; poolSize: number }
+    | { mode: 'embedded'; cacheMb?: number; scheduling: 'interactive-first' | 'fifo' }
+    | { mode: 'postgres'; url: string; poolSize: number }
   >;
   redisUrl: string | undefined;
   /** Raw 32-byte master key; undefined until `ensureAppKey` provides one (see {@link KeyedConfig}). */
@@ -289,7 +297,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: Object.freeze(
       e.DATABASE_URL
         ? { mode: 'postgres' as const, url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
-        : { mode: 'embedded' as const, ...(e.EMBEDDED_CACHE_MB ? { cacheMb: e.EMBEDDED_CACHE_MB } : {}) },
+        : {
+            mode: 'embedded' as const,
+            scheduling: e.EMBEDDED_STORE_SCHEDULING,
+            ...(e.EMBEDDED_CACHE_MB ? { cacheMb: e.EMBEDDED_CACHE_MB } : {}),
+          },
     ),
     redisUrl: e.REDIS_URL,
     appKey: e.APP_KEY ? (decodeAppKey(e.APP_KEY) ?? undefined) : undefined,

@@ -1,54 +1,122 @@
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { cacheMbFor } from './embedded-cache.js';
+import { type EmbeddedStoreThread, startStoreThread } from './embedded-store.js';
 import type { DB } from './schema.js';
 import { withStartupLock } from './startup-lock.js';
+import type { StoreLane, StoreScheduling, StoreWorkerData } from './store-messages.js';
+import { WorkerConnection } from './worker-connection.js';
 
 /** Optional Postgres features detected at start. */
 export type DatabaseFeatures = { vector: boolean; trigram: boolean };
 
-/** One open store: the Kysely handle, the one pool everything shares, and its features. */
+/** A pool and the Kysely handle over it. */
+export type StorePool = { db: Kysely<DB>; pool: pg.Pool };
+
+/** One open store: the Kysely handle and pool requests use, the background pool, and its features. */
 export type Database = {
   db: Kysely<DB>;
   pool: pg.Pool;
+  /**
+   * The pool the job queue and job handlers' bulk writes use. On the embedded store it is its own
+   * connection (one), whose statements wait while interactive ones are ready
+   * (`EMBEDDED_STORE_SCHEDULING`); on PostgreSQL it is the same pool as `db`.
+   */
+  background: StorePool;
   mode: 'embedded' | 'postgres';
   features: DatabaseFeatures;
   close(): Promise<void>;
 };
 
-type Log = { info(msg: string): void; warn(msg: string): void };
+/** An open embedded store, which can also dump its data dir (test templates), and its thread. */
+export type EmbeddedDatabase = Database & { dumpDataDir(): Promise<Uint8Array>; thread: EmbeddedStoreThread };
 
-/**
- * Opens the embedded store (PGlite + pgvector + pg_trgm) under `DATA_DIR/pgdata`, with a buffer
- * cache of `cacheMb` (`EMBEDDED_CACHE_MB`) or one sized from the data it holds (db/embedded-cache.ts).
- */
-export async function openEmbeddedDatabase(options: {
-  dataDir: string;
+type Log = { info(msg: string): void; warn(msg: string): void; error?(msg: string): void };
+
+/** Connections of the interactive pool (requests): the store thread runs one group at a time anyway. */
+export const EMBEDDED_INTERACTIVE_POOL = 4;
+/** Connections of the background pool (queue and jobs). */
+export const EMBEDDED_BACKGROUND_POOL = 1;
+
+type EmbeddedOptions = {
   log: Log;
   cacheMb?: number | undefined;
-}): Promise<Database> {
+  scheduling?: StoreScheduling | undefined;
+  /** Called when the store's thread stops unexpectedly (after the error is logged). */
+  onCrash?: ((error: Error) => void) | undefined;
+};
+
+/**
+ * Opens the embedded store (PGlite + pgvector + pg_trgm, in its own thread) under
+ * `DATA_DIR/pgdata`, with a buffer cache of `cacheMb` (`EMBEDDED_CACHE_MB`) or one sized from the
+ * data it holds (db/embedded-cache.ts).
+ */
+export async function openEmbeddedDatabase(
+  options: EmbeddedOptions & { dataDir: string },
+): Promise<EmbeddedDatabase> {
   const pgdata = join(options.dataDir, 'pgdata');
   const cacheMb = await cacheMbFor(pgdata, options.cacheMb);
-  const lite = await PGlite.create(pgdata, {
-    extensions: { vector, pg_trgm },
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${cacheMb}MB`],
-  });
+  const database = await openStoreThread({ pgdata, loadDump: null, cacheMb }, options);
   options.log.info(`embedded store: ${cacheMb} MB buffer cache`);
-  return wrapPglite(lite, options.log, true);
+  return database;
 }
 
-/** Wraps an open PGlite instance; `ownsInstance` decides whether close() also closes it. */
-export async function wrapPglite(lite: PGlite, log: Log, ownsInstance: boolean): Promise<Database> {
-  // PGlite is single-connection: ONE pool of size 1 shared by queries, transactions and the queue.
-  const pool = new pg.Pool({ ...createPgConfig(lite), max: 1, onConnect: sessionSetup(log) });
-  return finishOpen(pool, 'embedded', log, async () => {
-    if (ownsInstance) await lite.close();
+/**
+ * An embedded store in memory (tests), empty or loaded from a data-dir dump (a tar file made by
+ * `dumpDataDir`), on the same thread and pools as the service's.
+ */
+export function openMemoryDatabase(
+  options: EmbeddedOptions & { loadDump?: string },
+): Promise<EmbeddedDatabase> {
+  return openStoreThread({ pgdata: null, loadDump: options.loadDump ?? null, cacheMb: null }, options);
+}
+
+async function openStoreThread(
+  data: Omit<StoreWorkerData, 'scheduling'>,
+  options: EmbeddedOptions,
+): Promise<EmbeddedDatabase> {
+  const { log } = options;
+  const thread = await startStoreThread(
+    { ...data, scheduling: options.scheduling ?? 'interactive-first' },
+    (error) => {
+      (log.error ?? log.warn)(`${error.message}; pending queries failed`);
+      options.onCrash?.(error);
+    },
+  );
+  const poolOf = (lane: StoreLane, max: number) => {
+    // Each client gets its own connection to the thread (the `connection` option would share one).
+    class StoreClient extends pg.Client {
+      constructor(config: pg.ClientConfig = {}) {
+        const withConnection: pg.ClientConfig & { connection: WorkerConnection } = {
+          ...config,
+          connection: new WorkerConnection(thread, lane),
+        };
+        super(withConnection);
+        // A checked-out client's queries already reject when the store stops; without a listener
+        // its 'error' event would also end the process before the crash is reported.
+        this.on('error', () => undefined);
+      }
+    }
+    const pool = new pg.Pool({
+      Client: StoreClient,
+      max,
+      idleTimeoutMillis: 0,
+      onConnect: sessionSetup(log),
+    });
+    pool.on('error', (error) => log.warn(`database connection error: ${error.message}`));
+    return pool;
+  };
+  const background = poolOf('background', EMBEDDED_BACKGROUND_POOL);
+  const backgroundDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: background }) });
+  const database = await finishOpen(poolOf('interactive', EMBEDDED_INTERACTIVE_POOL), 'embedded', log, {
+    background: { db: backgroundDb, pool: background },
+    afterPoolEnd: async () => {
+      await backgroundDb.destroy();
+      await thread.close();
+    },
   });
+  return { ...database, dumpDataDir: () => thread.dump(), thread };
 }
 
 /** Opens PostgreSQL at `url` with a pool of `poolSize` connections. */
@@ -62,7 +130,7 @@ export async function openPostgresDatabase(options: {
     max: options.poolSize,
     onConnect: sessionSetup(options.log),
   });
-  return finishOpen(pool, 'postgres', options.log, async () => {});
+  return finishOpen(pool, 'postgres', options.log, { afterPoolEnd: async () => {} });
 }
 
 /**
@@ -84,6 +152,7 @@ export type SessionClient = { query(text: string): Promise<unknown> };
 /**
  * Applies VECTOR_SESSION_SETTINGS to each new connection before the pool hands it out. A setting
  * the server refuses is reported once and skipped: search still works, with pgvector's default.
+ * Any other failure (the connection or the store's thread is gone) fails the connect.
  */
 export function sessionSetup(log: Log): (client: SessionClient) => Promise<void> {
   const reported = new Set<string>();
@@ -92,6 +161,8 @@ export function sessionSetup(log: Log): (client: SessionClient) => Promise<void>
       try {
         await client.query(setting);
       } catch (error) {
+        // Only the server's refusal is skipped; a lost connection fails the connect.
+        if (!(error instanceof pg.DatabaseError)) throw error;
         if (reported.has(setting)) continue;
         reported.add(setting);
         log.warn(`could not apply "${setting}": ${error instanceof Error ? error.message : String(error)}`);
@@ -104,7 +175,7 @@ async function finishOpen(
   pool: pg.Pool,
   mode: Database['mode'],
   log: Log,
-  afterPoolEnd: () => Promise<void>,
+  options: { background?: StorePool; afterPoolEnd: () => Promise<void> },
 ): Promise<Database> {
   // An idle client erroring (server restart) must not crash the process; the next query reconnects.
   pool.on('error', (error) => log.warn(`database connection error: ${error.message}`));
@@ -114,11 +185,11 @@ async function finishOpen(
     if (closed) return;
     closed = true;
     await db.destroy();
-    await afterPoolEnd();
+    await options.afterPoolEnd();
   };
   try {
     const features = await withStartupLock(pool, mode, () => ensureExtensions(db, log));
-    return { db, pool, mode, features, close };
+    return { db, pool, background: options.background ?? { db, pool }, mode, features, close };
   } catch (error) {
     await close();
     throw error;

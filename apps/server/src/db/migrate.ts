@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { sha256Hex } from '../security/hashing.js';
+import { withProcessLock } from './process-lock.js';
 
 /** Where the numbered SQL migrations live (same relative path from src/ and dist/). */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
@@ -32,10 +33,16 @@ export type MigrationResult = { applied: number[]; current: number; expected: nu
 
 /**
  * Applies pending migrations, forward only, each in its own transaction, under an advisory
- * lock so concurrent starts take turns. An applied migration whose file changed is an error.
+ * lock so concurrent starts take turns (and an in-process lock, the only one that excludes
+ * anybody on the embedded store's shared backend session). An applied migration whose file
+ * changed is an error.
  */
 export async function migrate(pool: pg.Pool, migrations?: Migration[]): Promise<MigrationResult> {
   const all = migrations ?? (await loadMigrations());
+  return withProcessLock(pool, MIGRATION_LOCK_KEY, () => migrateLocked(pool, all));
+}
+
+async function migrateLocked(pool: pg.Pool, all: Migration[]): Promise<MigrationResult> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withProcessLock } from './process-lock.js';
 
 /** Any fixed number, distinct from the migration lock's. */
 const STARTUP_LOCK_KEY = 7_204_113_902;
@@ -6,15 +7,21 @@ const STARTUP_LOCK_KEY = 7_204_113_902;
 /**
  * Runs `fn` holding a PostgreSQL advisory lock, so processes starting together on one
  * database (service, workers, CLI) take turns creating extensions and the queue schema,
- * which are not safe to create concurrently. On the embedded store the DATA_DIR lock
- * already allows one process, and its single connection must stay free for `fn`.
+ * which are not safe to create concurrently. Callers in one process take turns on an
+ * in-process lock first: on the embedded store (one process, by the DATA_DIR lock) that is the
+ * only lock, since its connections share one backend session, where an advisory lock excludes nobody.
  */
 export async function withStartupLock<T>(
   pool: pg.Pool,
   mode: 'embedded' | 'postgres',
   fn: () => Promise<T>,
 ): Promise<T> {
-  if (mode === 'embedded') return fn();
+  return withProcessLock(pool, STARTUP_LOCK_KEY, () =>
+    mode === 'embedded' ? fn() : withAdvisoryLock(pool, fn),
+  );
+}
+
+async function withAdvisoryLock<T>(pool: pg.Pool, fn: () => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [STARTUP_LOCK_KEY]);

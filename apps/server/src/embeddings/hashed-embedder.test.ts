@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createHashedEmbedder, embedText, HASHED_DIMENSIONS } from './hashed-embedder.js';
+import { createHashedEmbedder, embedText, HASHED_DIMENSIONS, HASHED_YIELD_EVERY } from './hashed-embedder.js';
 
 function cosine(a: readonly number[], b: readonly number[]): number {
   let dot = 0;
@@ -18,6 +18,30 @@ describe('offline hashed embedder', () => {
     assert.ok(Math.abs(cosine(a, a) - 1) < 1e-4);
     assert.equal(provider.key, `offline-hash-v1:${HASHED_DIMENSIONS}`);
     assert.equal(provider.dimensions, HASHED_DIMENSIONS);
+  });
+
+  test('a batch yields to the event loop between small groups, and keeps its order', async () => {
+    const provider = createHashedEmbedder();
+    // Chunk-sized texts: each group between yields is milliseconds of work, longer than a timer tick.
+    const texts = Array.from(
+      { length: HASHED_YIELD_EVERY * 4 + 3 },
+      (_, index) => `chunk ${index} ${'refunds within thirty days of delivery '.repeat(40)}`,
+    );
+    let turns = 0;
+    const counting = setInterval(() => {
+      turns += 1;
+    }, 0);
+    let vectors: number[][];
+    try {
+      // A macrotask can only run while the batch is in flight if the batch yields.
+      const before = turns;
+      vectors = await provider.embed(texts);
+      assert.ok(turns - before >= 1, 'no timer ran while the batch was embedded');
+    } finally {
+      clearInterval(counting);
+    }
+    assert.equal(vectors.length, texts.length);
+    for (const [index, text] of texts.entries()) assert.deepEqual(vectors[index], embedText(text));
   });
 
   test('a text without words is the zero vector', () => {

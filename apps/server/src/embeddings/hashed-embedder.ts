@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EmbeddingProvider } from './embedding-provider.js';
 
 /** Dimension of the offline embedder's vectors. */
@@ -13,6 +14,12 @@ const FUNCTION_WORDS: ReadonlySet<string> = new Set(
 );
 
 /**
+ * Texts embedded between two yields to the event loop: a batch of 256 chunks is tens of
+ * milliseconds of CPU on the main thread, which requests and timers would otherwise wait behind.
+ */
+export const HASHED_YIELD_EVERY = 16;
+
+/**
  * The offline default: a deterministic feature-hashing embedder that needs no model and no
  * network. Words, word pairs and character trigrams (which tolerate typos and inflections) are
  * hashed (FNV-1a) into signed buckets, weighted (log term frequency; function words and
@@ -26,7 +33,12 @@ export function createHashedEmbedder(dimensions: number = HASHED_DIMENSIONS): Em
     maxBatch: 256,
     minSimilarity: 0.12,
     async embed(texts) {
-      return texts.map((text) => embedText(text, dimensions));
+      const vectors: number[][] = [];
+      for (const text of texts) {
+        if (vectors.length > 0 && vectors.length % HASHED_YIELD_EVERY === 0) await yieldToEventLoop();
+        vectors.push(embedText(text, dimensions));
+      }
+      return vectors;
     },
   };
 }

@@ -1,5 +1,3 @@
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { CrawlReader } from '../crawl/crawl-reader.js';
 import type { UploadType } from '../ingest/uploads/detect-upload-type.js';
 import {
@@ -7,6 +5,7 @@ import {
   extractUploadText,
   UPLOAD_TYPE_NAMES,
 } from '../ingest/uploads/extract-upload-text.js';
+import { siblingModule } from '../workers/sibling-module.js';
 import { createBoundedPool, type PoolLimits, WorkerLimitError } from './bounded-pool.js';
 import type { ExtractionOutcome, ExtractionTask } from './extraction-task.js';
 
@@ -38,7 +37,7 @@ export type ExtractionPool = CrawlReader & {
 };
 
 // The thread's module beside this one: .ts when the sources run through tsx (tests), .js once built.
-const WORKER_URL = new URL(`./extraction-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+const WORKER_URL = siblingModule(import.meta.url, 'extraction-worker');
 
 /**
  * A pool of `limits.workers` threads, each with a `limits.heapMb` heap, that read one file

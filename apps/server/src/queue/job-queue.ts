@@ -116,6 +116,7 @@ export class JobQueue {
     private readonly log: Logger,
     private readonly definitions: ReadonlyMap<string, JobDefinition<unknown>>,
     private readonly lease: JobLease | undefined,
+    private readonly sendDb: Queryable | undefined,
   ) {}
 
   /** Starts pg-boss on `pool` (creating its schema on first use) and declares every queue. */
@@ -131,6 +132,12 @@ export class JobQueue {
      * `active` until its queue's expiry (the longest a run may take).
      */
     lease?: JobLease;
+    /**
+     * Where `send` and `sendMany` write when the caller passes no transaction. The service gives
+     * the interactive handle, so a request that sends a job does not wait behind the background
+     * pool the queue and its handlers use (db/database.ts). Default: the queue's own pool.
+     */
+    sendDb?: Queryable;
   }): Promise<JobQueue> {
     const pool = options.pool;
     const boss = new PgBoss({
@@ -148,7 +155,7 @@ export class JobQueue {
       byName.set(definition.name, definition);
       await declareQueue(boss, definition);
     }
-    return new JobQueue(boss, options.db, options.log, byName, options.lease);
+    return new JobQueue(boss, options.db, options.log, byName, options.lease, options.sendDb);
   }
 
   /**
@@ -178,7 +185,7 @@ export class JobQueue {
     const data = definition.payload.parse(payload);
     return this.boss.send(definition.name, data as object, {
       ...(options.key ? { singletonKey: options.key } : {}),
-      ...within(options.db),
+      ...within(options.db ?? this.sendDb),
     });
   }
 
@@ -198,7 +205,7 @@ export class JobQueue {
       data: definition.payload.parse(job.payload) as object,
       ...(job.key ? { singletonKey: job.key } : {}),
     }));
-    await this.boss.insert(rows, within(options.db));
+    await this.boss.insert(rows, within(options.db ?? this.sendDb));
   }
 
   /**

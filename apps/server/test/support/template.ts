@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
-import { wrapPglite } from '../../src/db/database.js';
+import { type Database, openMemoryDatabase } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
 import { ensureOptionalSchema, OPTIONAL_SCHEMA_FINGERPRINT } from '../../src/db/optional-schema.js';
 import { createLogger } from '../../src/logger.js';
@@ -30,7 +27,7 @@ async function templateFingerprint(): Promise<string> {
 }
 
 /** Migrates a database and installs the queue schema, so each test file starts from a complete store. */
-async function prepareSchema(database: Awaited<ReturnType<typeof wrapPglite>>): Promise<void> {
+async function prepareSchema(database: Database): Promise<void> {
   await migrate(database.pool);
   await ensureOptionalSchema(database.db, database.features);
   const queue = await JobQueue.start({
@@ -50,22 +47,19 @@ async function prepareSchema(database: Awaited<ReturnType<typeof wrapPglite>>): 
 export async function ensurePgliteTemplate(): Promise<string> {
   const file = join(CACHE_DIR, `pglite-template-${await templateFingerprint()}.tar`);
   if (await stat(file).catch(() => null)) return file;
-  const lite = await PGlite.create({ extensions: { vector, pg_trgm } });
-  const database = await wrapPglite(lite, silent, true);
-  await prepareSchema(database);
-  const dump = await lite.dumpDataDir('none');
-  await database.close();
+  const database = await openMemoryDatabase({ log: silent });
+  let dump: Uint8Array;
+  try {
+    await prepareSchema(database);
+    dump = await database.dumpDataDir();
+  } finally {
+    await database.close();
+  }
   await mkdir(CACHE_DIR, { recursive: true });
   const partial = `${file}.${process.pid}.tmp`;
-  await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+  await writeFile(partial, dump);
   await rename(partial, file);
   return file;
-}
-
-/** Loads the template dump into a fresh in-memory PGlite. */
-export async function loadPgliteTemplate(file: string): Promise<PGlite> {
-  const bytes = await readFile(file);
-  return PGlite.create({ loadDataDir: new Blob([bytes]), extensions: { vector, pg_trgm } });
 }
 
 /** Replaces the database name in a PostgreSQL URL. */

@@ -37,9 +37,11 @@ export async function createTestConfig(env: Record<string, string> = {}): Promis
 
 /** A real job queue over a test database that accepts jobs but runs none (tests look at what was queued, or work it themselves). */
 export function startTestQueue(database: Database): Promise<JobQueue> {
+  // As the service wires it: the queue on the background pool, sends on the interactive one.
   return JobQueue.start({
-    pool: database.pool,
-    db: database.db,
+    pool: database.background.pool,
+    db: database.background.db,
+    sendDb: database.db,
     log: createLogger('silent'),
     definitions: JOB_DEFINITIONS,
     maintenance: false,

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { type Database, openPostgresDatabase, wrapPglite } from '../../src/db/database.js';
-import {
-  createPostgresTemplate,
-  ensurePgliteTemplate,
-  loadPgliteTemplate,
-  withDatabase,
-} from './template.js';
+import { type Database, openMemoryDatabase, openPostgresDatabase } from '../../src/db/database.js';
+import { createPostgresTemplate, ensurePgliteTemplate, withDatabase } from './template.js';
 
 const silent = { info() {}, warn() {} };
 
@@ -22,9 +16,11 @@ export const TEST_ENGINE: 'postgres' | 'pglite' = process.env.TEST_DATABASE_URL 
 export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
-    if (options.empty) return wrapPglite(new PGlite(), silent, true);
-    const lite = await loadPgliteTemplate(process.env.TEST_PGLITE_TEMPLATE ?? (await ensurePgliteTemplate()));
-    return wrapPglite(lite, silent, true);
+    if (options.empty) return openMemoryDatabase({ log: silent });
+    return openMemoryDatabase({
+      log: silent,
+      loadDump: process.env.TEST_PGLITE_TEMPLATE ?? (await ensurePgliteTemplate()),
+    });
   }
   // Named svc_t_<run>_… so the runner's cleanup drops it even if a test file dies.
   const runId = process.env.TEST_RUN_ID ?? `solo${process.pid}`;

@@ -1,0 +1,365 @@
+/**
+ * The service under load, side by side with itself idle, in one run:
+ * (a) `GET /healthz` and admin search (`POST /api/v1/admin/agents/{id}/search`) p95 while idle,
+ *     then while a 1,000-page sitemap source (a loopback fake site) is fetched, indexed and
+ *     embedded by the service's own worker (goal: ≤ 2× idle);
+ * (b) widget time to first token p95 with 10 questions in flight beside one at a time (goal ≤ 3×),
+ *     the model being a fake OpenAI-compatible upstream that streams at once.
+ *
+ * The service is started as `npm start` starts it (`startService`: embedded store in a temp
+ * DATA_DIR, migrations, queue, worker, HTTP on 127.0.0.1), with SAFE_URL_ALLOW letting the
+ * crawl reach the fake site and CRAWL_DELAY_MS=0. Probes are sequential (the next one starts when
+ * the last one answered), so they measure latency, not throughput.
+ *
+ * Run: `npm run bench:load` (`-- --pages 1000 --idle-seconds 15 --requests 100`). Nothing passes
+ * or fails on time; it exits non-zero when a probe answers wrong or the source fails.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { systemClock } from '../../apps/server/src/clock.js';
+import { ensureAppKey } from '../../apps/server/src/config/app-key.js';
+import { loadConfig } from '../../apps/server/src/config/config.js';
+import { createLogger } from '../../apps/server/src/logger.js';
+import { type RunningService, startService } from '../../apps/server/src/service.js';
+import { bootstrap } from '../../apps/server/src/services/accounts/bootstrap.js';
+import { startFakeOpenAi } from './support/fake-openai.js';
+import { hasKey } from './support/http.js';
+import {
+  argument,
+  formatMs,
+  formatRatio,
+  markdownTable,
+  positiveIntegers,
+  summarize,
+} from './support/latency.js';
+
+const PAGES = positiveIntegers(argument('pages'), [1000], '--pages')[0] ?? 1000;
+const IDLE_SECONDS = positiveIntegers(argument('idle-seconds'), [15], '--idle-seconds')[0] ?? 15;
+const REQUESTS = positiveIntegers(argument('requests'), [100], '--requests')[0] ?? 100;
+const CONCURRENCY = 10;
+const LOAD_LIMIT_MS = 15 * 60 * 1000;
+const ORIGIN = 'https://shop.example.com';
+const WORDS = (
+  'delivery parcel return refund invoice voucher sweater jacket wool cotton store opening hours payment card ' +
+  'warehouse courier tracking exchange size repair order account password newsletter discount season'
+).split(' ');
+
+/** A page of the fake site: about 2 KB of text in five paragraphs, different on every page. */
+function pageHtml(n: number): string {
+  const paragraphs = Array.from({ length: 5 }, (_, p) => {
+    const words = Array.from({ length: 70 }, (_, w) => WORDS[(n * 7 + p * 13 + w * 31) % WORDS.length]);
+    return `<p>Page ${n} part ${p}: ${words.join(' ')}.</p>`;
+  });
+  return `<!doctype html><html><head><title>Manual page ${n}</title></head><body><main><h1>Manual page ${n}</h1>${paragraphs.join('')}</main></body></html>`;
+}
+
+/** The loopback site: `/sitemap.xml` lists PAGES pages. */
+async function startSite() {
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (url === '/sitemap.xml') {
+      const base = `http://127.0.0.1:${port}`;
+      const entries = Array.from({ length: PAGES }, (_, n) => `<url><loc>${base}/p/${n}</loc></url>`).join(
+        '',
+      );
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(
+        `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries}</urlset>`,
+      );
+      return;
+    }
+    const match = /^\/p\/(\d+)$/.exec(url);
+    if (match) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(pageHtml(Number(match[1])));
+      return;
+    }
+    if (url === '/robots.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('User-agent: *\nAllow: /\n');
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+type Api = (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<unknown>;
+
+function apiFor(baseUrl: string, token: string): Api {
+  return async (method, path, body, headers = {}) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json: unknown = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return hasKey(json, 'data') ? json.data : json;
+  };
+}
+
+function idOf(value: unknown): string {
+  if (!hasKey(value, 'id') || typeof value.id !== 'string')
+    throw new Error(`no id in ${JSON.stringify(value)}`);
+  return value.id;
+}
+
+/** Probes /healthz and admin search, each in its own sequential loop, until `until()` says stop. */
+async function probe(baseUrl: string, api: Api, agentId: string, until: () => boolean) {
+  const health: number[] = [];
+  const search: number[] = [];
+  const healthLoop = async () => {
+    while (!until()) {
+      const started = performance.now();
+      const response = await fetch(`${baseUrl}/healthz`);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`/healthz answered ${response.status}`);
+      health.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const searchLoop = async () => {
+    let n = 0;
+    while (!until()) {
+      const started = performance.now();
+      // apiFor throws on any answer but 2xx.
+      await api('POST', `/api/v1/admin/agents/${agentId}/search`, {
+        query: `${WORDS[n % WORDS.length]} ${WORDS[(n * 5) % WORDS.length]}`,
+      });
+      search.push(performance.now() - started);
+      n += 1;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  await Promise.all([healthLoop(), searchLoop()]);
+  return { health: summarize(health), search: summarize(search) };
+}
+
+/** Widget time to first token: ms from sending the stream request to its first `event: token`. */
+async function ttft(baseUrl: string, token: string, question: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/v1/widget/messages/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, origin: ORIGIN },
+    body: JSON.stringify({ message: question }),
+  });
+  if (response.status !== 200 || !response.body) throw new Error(`stream answered ${response.status}`);
+  let first: number | null = null;
+  let text = '';
+  const decoder = new TextDecoder();
+  for await (const part of response.body) {
+    text += decoder.decode(part, { stream: true });
+    if (first === null && text.includes('event: token\n')) first = performance.now() - started;
+  }
+  if (first === null || !text.includes('event: done'))
+    throw new Error(`stream without token: ${text.slice(0, 300)}`);
+  return first;
+}
+
+async function widgetToken(baseUrl: string, agentId: string, n: number): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/widget/init`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: ORIGIN },
+    body: JSON.stringify({ agent_id: agentId, anon_id: `bench-load-${n}-${randomBytes(6).toString('hex')}` }),
+  });
+  const body: unknown = await response.json();
+  if (!hasKey(body, 'data') || !hasKey(body.data, 'token')) throw new Error(`init: ${JSON.stringify(body)}`);
+  return String(body.data.token);
+}
+
+async function measureTtft(baseUrl: string, agentId: string) {
+  const questions = [
+    'How long does delivery take?',
+    'Can I return a wool sweater?',
+    'Which cards do you take?',
+  ];
+  const tokens = await Promise.all(
+    Array.from({ length: CONCURRENCY }, (_, n) => widgetToken(baseUrl, agentId, n)),
+  );
+  const first = tokens[0] ?? '';
+  for (let i = 0; i < 10; i += 1) await ttft(baseUrl, first, questions[i % 3] ?? '');
+  const sequential: number[] = [];
+  for (let i = 0; i < REQUESTS; i += 1) sequential.push(await ttft(baseUrl, first, questions[i % 3] ?? ''));
+  const concurrent: number[] = [];
+  let next = 0;
+  await Promise.all(
+    tokens.map(async (token) => {
+      while (next < REQUESTS + CONCURRENCY) {
+        const n = next++;
+        const ms = await ttft(baseUrl, token, questions[n % 3] ?? '');
+        if (n >= CONCURRENCY) concurrent.push(ms);
+      }
+    }),
+  );
+  return { sequential: summarize(sequential), concurrent: summarize(concurrent) };
+}
+
+async function main(): Promise<number> {
+  const cpu = cpus();
+  console.log(
+    `Service under load: node ${process.version}, ${cpu.length} x ${cpu[0]?.model.trim() ?? 'CPU'}, ` +
+      `${PAGES} pages, load average ${loadavg()[0]?.toFixed(1)}`,
+  );
+  const site = await startSite();
+  const fake = await startFakeOpenAi(['Delivery ', 'takes two to three ', 'working days [1].']);
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-load-'));
+  let service: RunningService | null = null;
+  try {
+    const config = await ensureAppKey(
+      loadConfig({
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+        BCRYPT_COST: '4',
+        LOG_LEVEL: 'silent',
+        SAFE_URL_ALLOW: `127.0.0.1:${site.port}`,
+        CRAWL_DELAY_MS: '0',
+        LLM_PROVIDER: 'openai',
+        LLM_BASE_URL: fake.baseUrl,
+        LLM_API_KEY: 'x',
+        WIDGET_RATE_LIMIT_SCALE: '10000',
+        ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+        ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '100000',
+      }),
+      () => {},
+    );
+    service = await startService(config, createLogger('silent'));
+    const baseUrl = service.url ?? '';
+    const tenant = await bootstrap({
+      db: service.database.db,
+      clock: systemClock,
+      input: { email: 'bench@example.com', password: 'correct horse battery', workspace: 'Bench' },
+      bcryptCost: 4,
+    });
+    const api = apiFor(baseUrl, tenant.admin_token);
+    const agent = (name: string) =>
+      api('POST', '/api/v1/admin/agents', { name, allowed_origins: [ORIGIN], is_published: true });
+    const shop = idOf(await agent('Shop'));
+    const manual = idOf(await agent('Manual'));
+    const faq = idOf(
+      await api('POST', `/api/v1/admin/agents/${shop}/sources`, {
+        type: 'text',
+        name: 'FAQ',
+        text: Array.from({ length: 40 }, (_, n) => pageHtml(n).replace(/<[^>]+>/g, ' ')).join('\n\n'),
+      }),
+    );
+    const statusOf = async (id: string) => {
+      const source = await api('GET', `/api/v1/admin/sources/${id}`);
+      return hasKey(source, 'status') ? String(source.status) : 'unknown';
+    };
+    while ((await statusOf(faq)) !== 'indexed') await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const idleUntil = performance.now() + IDLE_SECONDS * 1000;
+    const idle = await probe(baseUrl, api, shop, () => performance.now() > idleUntil);
+    console.log(
+      `  idle: healthz p95 ${formatMs(idle.health.p95)} ms, search p95 ${formatMs(idle.search.p95)} ms`,
+    );
+
+    const loadStarted = performance.now();
+    const sitemap = idOf(
+      await api('POST', `/api/v1/admin/agents/${manual}/sources`, {
+        type: 'sitemap',
+        url: `http://127.0.0.1:${site.port}/sitemap.xml`,
+        max_pages: PAGES,
+      }),
+    );
+    let status = 'queued';
+    let embedded = false;
+    const db = service.database.db;
+    const watcher = (async () => {
+      while (performance.now() - loadStarted < LOAD_LIMIT_MS) {
+        status = await statusOf(sitemap);
+        if (status === 'failed') return;
+        if (status === 'indexed') {
+          const counts = await sql<{ chunks: string; missing: string }>`
+            select count(*) as chunks, count(*) filter (where e.content_hash is null) as missing
+            from chunks c left join embeddings e on e.agent_id = c.agent_id and e.content_hash = c.content_hash
+            where c.agent_id = ${manual}`.execute(db);
+          const row = counts.rows[0];
+          if (row && Number(row.chunks) > 0 && Number(row.missing) === 0) {
+            embedded = true;
+            return;
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    })();
+    const loaded = await probe(
+      baseUrl,
+      api,
+      shop,
+      () => embedded || status === 'failed' || performance.now() - loadStarted > LOAD_LIMIT_MS,
+    );
+    await watcher;
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    console.log(
+      `  under load (${status}${embedded ? ', embedded' : ''}, ${loadSeconds.toFixed(0)} s): healthz p95 ` +
+        `${formatMs(loaded.health.p95)} ms, search p95 ${formatMs(loaded.search.p95)} ms, load average ${loadavg()[0]?.toFixed(1)}`,
+    );
+
+    const widget = await measureTtft(baseUrl, shop);
+    const row = (
+      what: string,
+      a: ReturnType<typeof summarize>,
+      b: ReturnType<typeof summarize>,
+      goal: string,
+    ) => [
+      what,
+      `${a.count}`,
+      formatMs(a.p50),
+      formatMs(a.p95),
+      `${b.count}`,
+      formatMs(b.p50),
+      formatMs(b.p95),
+      formatRatio(b.p95 / a.p95),
+      goal,
+    ];
+    console.log(
+      `\n${markdownTable(
+        ['measure', 'n', 'p50 ms', 'p95 ms', 'n', 'p50 ms', 'p95 ms', 'p95 ratio', 'goal'],
+        [
+          row('healthz: idle vs while indexing', idle.health, loaded.health, '≤ 2x'),
+          row('admin search: idle vs while indexing', idle.search, loaded.search, '≤ 2x'),
+          row(
+            `widget TTFT: sequential vs ${CONCURRENCY} in flight`,
+            widget.sequential,
+            widget.concurrent,
+            '≤ 3x',
+          ),
+        ],
+      )}\n`,
+    );
+    console.log(
+      `Indexing: ${PAGES}-page sitemap source ${status}${embedded ? ' and embedded' : ''} in ${loadSeconds.toFixed(0)} s; ` +
+        `load average at the end ${loadavg()
+          .map((n) => n.toFixed(1))
+          .join(' ')}`,
+    );
+    return embedded ? 0 : 1;
+  } finally {
+    await service?.stop();
+    await fake.close();
+    await site.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();
