@@ -38,7 +38,13 @@ describe('site integration: products', () => {
     wpPost(t, 'products/sync', site.token, { ...target(agentId), products });
   const changed = (agentId: string, action: string, item: Json) =>
     wpPost(t, 'products/changed', site.token, { ...target(agentId), action, ...item });
-  const counts = (queued: number, skipped: number) => ({ queued, skipped_unchanged: skipped, deleted: 0 });
+  const counts = (queued: number, skipped: number) => ({
+    queued,
+    skipped_unchanged: skipped,
+    deleted: 0,
+    failed: 0,
+    failures: [],
+  });
 
   test('50 products accepted; 51 or none → 422; nothing stored for the rejected ones', async () => {
     const agentId = await createAgent(t, site.tenant);
@@ -200,6 +206,8 @@ describe('site integration: products', () => {
       queued: 0,
       skipped_unchanged: 0,
       deleted: 1,
+      failed: 0,
+      failures: [],
     });
     assert.deepEqual(await documentsOf(t, agentId), []);
     assert.deepEqual(await chunksOf(t, doc.id), []);

@@ -57,7 +57,13 @@ describe('site integration: request signatures (pinned clock)', () => {
       [3, NOW],
     ] as const) {
       const res = await wpPost(t, 'posts/sync', site.token, sync(wpId), { timestamp });
-      assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
+      assert.deepEqual(expectData(res, 200, ZSyncResult), {
+        queued: 1,
+        skipped_unchanged: 0,
+        deleted: 0,
+        failed: 0,
+        failures: [],
+      });
     }
     const stored = await documentsOf(t, site.agentId);
     assert.deepEqual(
@@ -144,7 +150,13 @@ describe('site integration: request signatures (pinned clock)', () => {
     const res = await wpPost(t, 'posts/sync', site.token, body, {
       header: `v1=${v1.toUpperCase()},t=${NOW}`,
     });
-    assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
+    assert.deepEqual(expectData(res, 200, ZSyncResult), {
+      queued: 1,
+      skipped_unchanged: 0,
+      deleted: 0,
+      failed: 0,
+      failures: [],
+    });
   });
 
   test('forged malformed JSON → 401 (signature first); unsigned → missing_signature', async () => {
@@ -195,7 +207,13 @@ describe('site integration: request signatures (pinned clock)', () => {
     const body = sync(11);
     const raw = `  ${JSON.stringify(body, null, 4)}\n`;
     const res = await wpPost(t, 'posts/sync', site.token, body, { raw, timestamp: NOW });
-    assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
+    assert.deepEqual(expectData(res, 200, ZSyncResult), {
+      queued: 1,
+      skipped_unchanged: 0,
+      deleted: 0,
+      failed: 0,
+      failures: [],
+    });
     const ids = (await documentsOf(t, site.agentId)).map((doc) => doc.external_id);
     assert.deepEqual(ids, ['1', '10', '11', '2', '3']);
   });

@@ -64,9 +64,21 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
   };
   const first = await wpPost(t, 'posts/sync', token, body);
   assert.equal(first.statusCode, 200, first.body);
-  assert.deepEqual(first.json().data, { queued: 1, skipped_unchanged: 0, deleted: 0 });
+  assert.deepEqual(first.json().data, {
+    queued: 1,
+    skipped_unchanged: 0,
+    deleted: 0,
+    failed: 0,
+    failures: [],
+  });
   const again = await wpPost(t, 'posts/sync', token, body);
-  assert.deepEqual(again.json().data, { queued: 0, skipped_unchanged: 1, deleted: 0 });
+  assert.deepEqual(again.json().data, {
+    queued: 0,
+    skipped_unchanged: 1,
+    deleted: 0,
+    failed: 0,
+    failures: [],
+  });
   const unsigned = await injectJson(t.app, 'POST', '/api/v1/wp/posts/sync', body, {
     authorization: `Bearer ${token}`,
   });
