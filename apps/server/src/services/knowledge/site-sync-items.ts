@@ -2,6 +2,7 @@ import { normalizeSiteUrl, type TPost, type TProduct, type TSyncFailure } from '
 import { type Kysely, sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import type { DB } from '../../db/schema.js';
+import { notFound } from '../../errors/app-error.js';
 import { HtmlTextError } from '../../extraction/extraction-pool.js';
 import { extractionPool } from '../../extraction/shared-extraction-pool.js';
 import type { IncomingDocument, IncomingItem } from './documents.js';
@@ -36,7 +37,8 @@ type SourceKey = { workspaceId: string; agentId: string; type: 'site' | 'product
  * Converts the HTML of the records whose hash differs from the stored one (or that are new) in
  * the process's extraction pool, before any write transaction, so neither a large body nor deeply
  * nested markup runs on the request thread. One task per record: a record that overruns a limit
- * fails alone. Records are read again inside the transaction (`settleBatch`).
+ * fails alone. Records are read again inside the transaction (`settleBatch`). An agent that is
+ * not the caller's is a 404 before any conversion.
  */
 export async function convertChangedRecords(
   db: Kysely<DB>,
@@ -104,24 +106,39 @@ export async function settleBatch(
   return settled;
 }
 
-/** The stored hashes of `records` on the source `key` names (none when it does not exist yet). */
+/**
+ * The stored hashes of `records` on the source `key` names (none when it does not exist yet), in
+ * one statement that also finds the agent: 404 when it is not the caller's, before any work.
+ */
 async function storedHashes(
   db: Kysely<DB>,
   key: SourceKey,
   records: readonly SyncRecord[],
 ): Promise<Map<string, string>> {
-  if (records.length === 0) return new Map();
+  const ids = records.map((record) => record.externalId);
   const rows = await db
-    .selectFrom('documents')
-    .innerJoin('sources', 'sources.id', 'documents.source_id')
+    .selectFrom('agents')
+    .leftJoin('sources', (join) =>
+      join
+        .onRef('sources.agent_id', '=', 'agents.id')
+        .on('sources.type', '=', key.type)
+        .on('sources.site_url', '=', normalizeSiteUrl(key.siteUrl)),
+    )
+    .leftJoin('documents', (join) =>
+      join
+        .onRef('documents.source_id', '=', 'sources.id')
+        .on(sql<boolean>`documents.external_id = any(${ids}::text[])`),
+    )
     .select(['documents.external_id', 'documents.content_hash'])
-    .where('sources.workspace_id', '=', key.workspaceId)
-    .where('sources.agent_id', '=', key.agentId)
-    .where('sources.type', '=', key.type)
-    .where('sources.site_url', '=', normalizeSiteUrl(key.siteUrl))
-    .where(sql<boolean>`documents.external_id = any(${records.map((record) => record.externalId)}::text[])`)
+    .where('agents.workspace_id', '=', key.workspaceId)
+    .where('agents.id', '=', key.agentId)
     .execute();
-  return new Map(rows.map((row) => [row.external_id, row.content_hash]));
+  if (rows.length === 0) throw notFound();
+  const stored = new Map<string, string>();
+  for (const row of rows) {
+    if (row.external_id !== null && row.content_hash !== null) stored.set(row.external_id, row.content_hash);
+  }
+  return stored;
 }
 
 /** A post as a record: its body and excerpt are the HTML to convert. */

@@ -109,7 +109,6 @@ async function convertBatch(
   type: SiteSourceType,
   records: SyncRecord[],
 ): Promise<ConvertedBatch> {
-  await requireAgent(deps.db, deps.caller.workspaceId, body.agent_id);
   return convertChangedRecords(
     deps.db,
     { workspaceId: deps.caller.workspaceId, agentId: body.agent_id, type, siteUrl: body.site_url },
