@@ -211,7 +211,7 @@ function loadTarget(scenario: Scenario): LoadTarget {
   };
 }
 
-/** `{data: {queued, skipped_unchanged, deleted}}` with the expected counts. */
+/** `{data: {queued, skipped_unchanged, deleted, failed}}` with the expected counts (none failed). */
 function syncResult(expected: { queued: number; skipped_unchanged: number }) {
   return (body: unknown): boolean => {
     if (!hasKey(body, 'data')) return false;
@@ -222,7 +222,9 @@ function syncResult(expected: { queued: number; skipped_unchanged: number }) {
       hasKey(data, 'deleted') &&
       data.queued === expected.queued &&
       data.skipped_unchanged === expected.skipped_unchanged &&
-      data.deleted === 0
+      data.deleted === 0 &&
+      hasKey(data, 'failed') &&
+      data.failed === 0
     );
   };
 }

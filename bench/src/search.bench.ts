@@ -17,10 +17,12 @@
  * PGlite has no autovacuum and the service never runs ANALYZE), then after ANALYZE. At the
  * largest size, EXPLAIN ANALYZE of each retriever's statement for one query.
  *
- * Run: `npm run bench:search` (`-- --sizes 10000 --budget-seconds 30` for a quicker run). Nothing
+ * Run: `npm run bench:search` (`-- --sizes 10000 --budget-seconds 30` for a quicker run;
+ * `-- --keep-data-dir DIR` keeps each size's store and reuses it next time). Nothing
  * passes or fails on time; it exits non-zero only if a check voids the numbers.
  */
 import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { TSearchHit } from '@service/contract';
 import { sql } from 'kysely';
 import { systemClock } from '../../apps/server/src/clock.js';
@@ -56,8 +58,11 @@ import {
   insertDocuments,
   type NewChunk,
   type NewDocument,
+  openKeptRetrievalStore,
   openRetrievalStore,
+  pathExists,
   type RetrievalStore,
+  saveKeptManifest,
   silentLog,
   type Target,
   timed,
@@ -82,6 +87,12 @@ const TARGET_SIZE = 100_000;
  * table pass, measure again.
  */
 const CHURN_PERCENT = positiveIntegers(argument('churn'), [0], '--churn')[0] ?? 0;
+/**
+ * `--keep-data-dir <dir>`: each size's store lives in `<dir>/chunks-<size>` and is kept after
+ * the run; a later run with the same option reuses a finished one instead of building it again
+ * (the build takes most of a 100k run), as the earlier run left it.
+ */
+const KEEP_DATA_DIR = argument('keep-data-dir');
 
 const embedder = createHashedEmbedder();
 
@@ -134,9 +145,36 @@ async function loadChunks(rs: RetrievalStore, target: Target, count: number, see
   }
 }
 
-/** One size's store, loaded and indexed, with what the load cost. */
-async function prepare(size: number): Promise<RetrievalStore> {
-  const rs = await openRetrievalStore();
+/** Where `size`'s store is kept with `--keep-data-dir`, or undefined for a temp one. */
+function keptDir(size: number): string | undefined {
+  return KEEP_DATA_DIR === undefined ? undefined : join(resolve(KEEP_DATA_DIR), `chunks-${size}`);
+}
+
+/**
+ * One size's store: with `--keep-data-dir` and a finished store there, that one as it is (no
+ * build); otherwise a new one, loaded and indexed, with what the load cost (kept when asked).
+ */
+async function prepare(size: number): Promise<{ rs: RetrievalStore; reused: boolean }> {
+  const dir = keptDir(size);
+  if (dir !== undefined && (await pathExists(dir))) {
+    const rs = await openKeptRetrievalStore(dir, size);
+    console.log(
+      `  reusing the store kept in ${dir} (no build; as the last run left it); ` +
+        `${await bufferCacheMb(rs)} MB buffer cache`,
+    );
+    return { rs, reused: true };
+  }
+  const rs = await build(size, dir);
+  if (dir !== undefined) {
+    await saveKeptManifest(rs, size);
+    console.log(`  kept in ${dir} for the next run with --keep-data-dir`);
+  }
+  return { rs, reused: false };
+}
+
+/** Builds one size's store (in `keepDir` when given), loaded and indexed, with what the load cost. */
+async function build(size: number, keepDir: string | undefined): Promise<RetrievalStore> {
+  const rs = await openRetrievalStore(keepDir === undefined ? {} : { keepDir });
   // The embeddings table only; the indexes are built after the load, as a bulk load would.
   await ensureOptionalSchema(rs.db, { trigram: false, vector: true }, null);
   const fullTextDefinition = await dropFullTextIndex(rs.db);
@@ -397,9 +435,11 @@ async function main(): Promise<number> {
   const largest = Math.max(...SIZES);
   for (const size of SIZES) {
     console.log(`\n${size} chunks:`);
-    const rs = await prepare(size);
+    const { rs, reused } = await prepare(size);
     try {
-      const asInstalled = report(`${size} chunks, as installed (no ANALYZE)`, await measure(rs, queries));
+      // A reused store has whatever statistics and dead rows the last run left.
+      const firstPhase = reused ? 'kept store as the last run left it' : 'as installed (no ANALYZE)';
+      const asInstalled = report(`${size} chunks, ${firstPhase}`, await measure(rs, queries));
       if (CHURN_PERCENT > 0 && size === largest) {
         problems.push(...asInstalled.problems, ...(await churnAndMaintain(rs, queries)));
         continue;

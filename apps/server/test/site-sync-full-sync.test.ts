@@ -44,12 +44,12 @@ describe('site integration: full sync runs remove what they did not list', () =>
 
     // The site now has posts 1–55 and 61–70: 56–60 were removed while no delta was sent.
     const first = counts(await postsSync(agentId, posts(1, 50), { id: 'run-a', final: false }));
-    assert.deepEqual(first, { queued: 0, skipped_unchanged: 50, deleted: 0 });
+    assert.deepEqual(first, { queued: 0, skipped_unchanged: 50, deleted: 0, failed: 0, failures: [] });
     assert.equal((await ids(agentId)).length, 70, 'nothing is removed before the final batch');
     const last = counts(
       await postsSync(agentId, [...posts(51, 5), ...posts(61, 10)], { id: 'run-a', final: true }),
     );
-    assert.deepEqual(last, { queued: 0, skipped_unchanged: 15, deleted: 5 });
+    assert.deepEqual(last, { queued: 0, skipped_unchanged: 15, deleted: 5, failed: 0, failures: [] });
     assert.deepEqual(await ids(agentId), [...range(1, 55), ...range(61, 10)]);
     assert.equal((await chunksOf(s.t, gone.id)).length, 0, 'the removed post left no chunks');
 
@@ -75,6 +75,8 @@ describe('site integration: full sync runs remove what they did not list', () =>
       queued: 0,
       skipped_unchanged: 0,
       deleted: 2,
+      failed: 0,
+      failures: [],
     });
     assert.deepEqual(await ids(agentId), []);
   });
@@ -156,7 +158,7 @@ describe('site integration: full sync runs remove what they did not list', () =>
     const last = counts(
       await productsSync(agentId, [sampleProduct(2), sampleProduct(4)], { id: 'shop', final: true }),
     );
-    assert.deepEqual(last, { queued: 0, skipped_unchanged: 2, deleted: 2 });
+    assert.deepEqual(last, { queued: 0, skipped_unchanged: 2, deleted: 2, failed: 0, failures: [] });
     assert.deepEqual(await ids(agentId, 'product'), [2, 4]);
     assert.deepEqual(await ids(agentId, 'post'), [1, 2]);
   });

@@ -16,13 +16,15 @@ import {
   target,
 } from './support/site-sync.js';
 
-/** The posts/changed answer: exactly these five fields. */
+/** The posts/changed answer: exactly these seven fields. */
 const ZChange = z.strictObject({
   action: z.enum(['upsert', 'delete']),
-  result: z.enum(['queued', 'skipped_unchanged', 'deleted', 'not_found']),
+  result: z.enum(['queued', 'skipped_unchanged', 'deleted', 'not_found', 'failed']),
   queued: z.number().int(),
   skipped_unchanged: z.number().int(),
   deleted: z.number().int(),
+  failed: z.number().int(),
+  failures: z.array(z.strictObject({ wp_id: z.number().int(), reason: z.string() })),
 });
 
 describe('site integration: posts/changed', () => {
@@ -40,6 +42,8 @@ describe('site integration: posts/changed', () => {
       queued: 1,
       skipped_unchanged: 0,
       deleted: 0,
+      failed: 0,
+      failures: [],
     });
     const viaObject = await changed(agentId, 'upsert', { post: samplePost(2) });
     assert.deepEqual(expectData(viaObject, 200, ZChange), {
@@ -48,6 +52,8 @@ describe('site integration: posts/changed', () => {
       queued: 1,
       skipped_unchanged: 0,
       deleted: 0,
+      failed: 0,
+      failures: [],
     });
     const again = await changed(agentId, 'upsert', { post: samplePost(2) });
     assert.deepEqual(expectData(again, 200, ZChange), {
@@ -56,6 +62,8 @@ describe('site integration: posts/changed', () => {
       queued: 0,
       skipped_unchanged: 1,
       deleted: 0,
+      failed: 0,
+      failures: [],
     });
     const docs = await documentsOf(s.t, agentId);
     assert.deepEqual(
@@ -120,6 +128,8 @@ describe('site integration: posts/changed', () => {
       queued: 0,
       skipped_unchanged: 0,
       deleted: 1,
+      failed: 0,
+      failures: [],
     });
     assert.deepEqual(
       (await documentsOf(s.t, agentId)).map((row) => row.id),
@@ -148,6 +158,8 @@ describe('site integration: posts/changed', () => {
         queued: 0,
         skipped_unchanged: 0,
         deleted: 0,
+        failed: 0,
+        failures: [],
       });
     }
     assert.deepEqual(await documentsOf(s.t, agentId), docsBefore);

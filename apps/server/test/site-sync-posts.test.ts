@@ -28,7 +28,13 @@ describe('site integration: posts/sync', () => {
     s.sync('posts', agentId, posts, siteUrl ? { site_url: siteUrl } : {});
 
   async function expectCounts(res: Awaited<ReturnType<typeof sync>>, queued: number, skipped: number) {
-    assert.deepEqual(expectData(res, 200, ZSyncResult), { queued, skipped_unchanged: skipped, deleted: 0 });
+    assert.deepEqual(expectData(res, 200, ZSyncResult), {
+      queued,
+      skipped_unchanged: skipped,
+      deleted: 0,
+      failed: 0,
+      failures: [],
+    });
   }
 
   test('50 posts are accepted: each stored pending and queued once', async () => {

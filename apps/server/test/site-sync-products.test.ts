@@ -26,7 +26,13 @@ describe('site integration: products', () => {
   const sync = (agentId: string, products: unknown[]) => s.sync('products', agentId, products);
   const changed = (agentId: string, action: string, item: Json) =>
     s.changed('products', agentId, action, item);
-  const counts = (queued: number, skipped: number) => ({ queued, skipped_unchanged: skipped, deleted: 0 });
+  const counts = (queued: number, skipped: number) => ({
+    queued,
+    skipped_unchanged: skipped,
+    deleted: 0,
+    failed: 0,
+    failures: [],
+  });
 
   test('50 products accepted; 51 or none → 422; nothing stored for the rejected ones', async () => {
     const agentId = await s.freshAgent();
@@ -188,6 +194,8 @@ describe('site integration: products', () => {
       queued: 0,
       skipped_unchanged: 0,
       deleted: 1,
+      failed: 0,
+      failures: [],
     });
     assert.deepEqual(await documentsOf(s.t, agentId), []);
     assert.deepEqual(await chunksOf(s.t, doc.id), []);

@@ -51,7 +51,13 @@ describe('site integration: request signatures (pinned clock)', () => {
       [3, NOW],
     ] as const) {
       const res = await s.post('posts/sync', sync(wpId), { timestamp });
-      assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
+      assert.deepEqual(expectData(res, 200, ZSyncResult), {
+        queued: 1,
+        skipped_unchanged: 0,
+        deleted: 0,
+        failed: 0,
+        failures: [],
+      });
     }
     const stored = await documentsOf(s.t, s.site.agentId);
     assert.deepEqual(
@@ -138,7 +144,13 @@ describe('site integration: request signatures (pinned clock)', () => {
     const res = await s.post('posts/sync', body, {
       header: `v1=${v1.toUpperCase()},t=${NOW}`,
     });
-    assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
+    assert.deepEqual(expectData(res, 200, ZSyncResult), {
+      queued: 1,
+      skipped_unchanged: 0,
+      deleted: 0,
+      failed: 0,
+      failures: [],
+    });
   });
 
   test('forged malformed JSON → 401 (signature first); unsigned → missing_signature', async () => {
@@ -189,7 +201,13 @@ describe('site integration: request signatures (pinned clock)', () => {
     const body = sync(11);
     const raw = `  ${JSON.stringify(body, null, 4)}\n`;
     const res = await s.post('posts/sync', body, { raw, timestamp: NOW });
-    assert.deepEqual(expectData(res, 200, ZSyncResult), { queued: 1, skipped_unchanged: 0, deleted: 0 });
+    assert.deepEqual(expectData(res, 200, ZSyncResult), {
+      queued: 1,
+      skipped_unchanged: 0,
+      deleted: 0,
+      failed: 0,
+      failures: [],
+    });
     const ids = (await documentsOf(s.t, s.site.agentId)).map((doc) => doc.external_id);
     assert.deepEqual(ids, ['1', '10', '11', '2', '3']);
   });

@@ -43,9 +43,21 @@ test('handshake, signed posts sync, unchanged skip, and indexing', async () => {
   };
   const first = await s.post('posts/sync', body);
   assert.equal(first.statusCode, 200, first.body);
-  assert.deepEqual(first.json().data, { queued: 1, skipped_unchanged: 0, deleted: 0 });
+  assert.deepEqual(first.json().data, {
+    queued: 1,
+    skipped_unchanged: 0,
+    deleted: 0,
+    failed: 0,
+    failures: [],
+  });
   const again = await s.post('posts/sync', body);
-  assert.deepEqual(again.json().data, { queued: 0, skipped_unchanged: 1, deleted: 0 });
+  assert.deepEqual(again.json().data, {
+    queued: 0,
+    skipped_unchanged: 1,
+    deleted: 0,
+    failed: 0,
+    failures: [],
+  });
   const unsigned = await injectJson(s.t.app, 'POST', '/api/v1/wp/posts/sync', body, {
     authorization: `Bearer ${s.site.token}`,
   });

@@ -4,7 +4,7 @@
  * with one workspace and its admin token through the same services the CLI uses.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../../apps/server/src/clock.js';
@@ -18,30 +18,49 @@ import { JobQueue } from '../../../apps/server/src/queue/job-queue.js';
 import { type BootstrapResult, bootstrap } from '../../../apps/server/src/services/accounts/bootstrap.js';
 import type { TenantScope } from '../../../apps/server/src/services/context.js';
 
+/** An open embedded store in its data directory: how to reopen and close it. */
+export type StoreHandle = {
+  database: Database;
+  dataDir: string;
+  /**
+   * Closes the database and opens it again as the service does at its next start (the buffer
+   * cache sized from the data it now holds, unless `cacheMb` is given); `database` then
+   * points at the new one.
+   */
+  reopen(options?: { cacheMb?: number }): Promise<void>;
+  /** Closes the database, and deletes its directory unless it was a kept one. */
+  close(): Promise<void>;
+};
+
 /** A migrated, bootstrapped embedded store in its own temp directory, and how to remove it. */
-export type EmbeddedStore = {
+export type EmbeddedStore = StoreHandle & {
   /** The bench config, with its APP_KEY loaded as the service boots (createApp needs it). */
   config: KeyedConfig;
   database: Database;
   /** How many migrations were applied (createApp's `expectedMigrations`). */
   migrationCount: number;
   tenant: BootstrapResult;
-  /** The bootstrapped workspace, acting as the CLI, for seeding through the services. */
+  /** The bootstrapped workspace, acting as the CLI, for seeding through the services (reopen updates it). */
   scope: TenantScope;
-  dataDir: string;
-  /**
-   * Closes the database and opens it again as the service does at its next start (the buffer
-   * cache sized from the data it now holds, unless `cacheMb` is given); `database` and `scope`
-   * then point at the new one.
-   */
-  reopen(options?: { cacheMb?: number }): Promise<void>;
-  /** Closes the database and deletes its directory. */
-  close(): Promise<void>;
 };
 
-/** Opens, migrates and bootstraps a fresh embedded store; `env` adds to (or overrides) the bench config. */
-export async function openEmbeddedStore(env: Record<string, string> = {}): Promise<EmbeddedStore> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
+/**
+ * Opens, migrates and bootstraps a fresh embedded store; `env` adds to (or overrides) the bench
+ * config. In a temp directory removed on close, or in `keepDir` (created, must be empty), which
+ * close leaves in place for `openKeptStore`.
+ */
+export async function openEmbeddedStore(
+  env: Record<string, string> = {},
+  options: { keepDir?: string } = {},
+): Promise<EmbeddedStore> {
+  const keepDir = options.keepDir;
+  if (keepDir !== undefined) {
+    await mkdir(keepDir, { recursive: true });
+    if ((await readdir(keepDir)).length > 0) throw new Error(`${keepDir} is not empty`);
+  }
+  const dataDir = keepDir ?? (await mkdtemp(join(tmpdir(), 'svc-bench-')));
+  // A kept directory is the caller's: a failed start leaves it for them to look at or remove.
+  const remove = () => (keepDir === undefined ? rm(dataDir, { recursive: true, force: true }) : undefined);
   let database: Database | null = null;
   try {
     const config = await ensureAppKey(
@@ -86,15 +105,32 @@ export async function openEmbeddedStore(env: Record<string, string> = {}): Promi
       },
       async close() {
         await store.database.close();
-        await rm(dataDir, { recursive: true, force: true });
+        await remove();
       },
     };
     return store;
   } catch (error) {
     await database?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await remove();
     throw error;
   }
+}
+
+/** Opens a store kept by an earlier run (`openEmbeddedStore` with `keepDir`) as it is; close keeps it. */
+export async function openKeptStore(dataDir: string): Promise<StoreHandle> {
+  const silent = { info() {}, warn() {} };
+  const store: StoreHandle = {
+    database: await openEmbeddedDatabase({ dataDir, log: silent }),
+    dataDir,
+    async reopen(options = {}) {
+      await store.database.close();
+      store.database = await openEmbeddedDatabase({ dataDir, log: silent, cacheMb: options.cacheMb });
+    },
+    async close() {
+      await store.database.close();
+    },
+  };
+  return store;
 }
 
 /**

@@ -4,6 +4,8 @@
  * as the index job stores them, the optional schema (embeddings table, trigram and HNSW
  * indexes), and EXPLAIN ANALYZE of the exact statements a call ran.
  */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import type { DatabaseFeatures } from '../../../apps/server/src/db/database.js';
 import { ensureOptionalSchema } from '../../../apps/server/src/db/optional-schema.js';
@@ -14,7 +16,7 @@ import { recordVocabulary } from '../../../apps/server/src/retrieval/vocabulary.
 import { sha256Hex } from '../../../apps/server/src/security/hashing.js';
 import { newId } from '../../../apps/server/src/security/ids.js';
 import { createAgent } from '../../../apps/server/src/services/agents/agents.js';
-import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './embedded-store.js';
+import { openEmbeddedStore, openKeptStore, type StoreHandle, startBenchQueue } from './embedded-store.js';
 
 /** The language of every agent and document here: full-text uses `english` and `simple`. */
 export const LANGUAGE = 'en';
@@ -23,17 +25,18 @@ export const LANGUAGE = 'en';
 export type Target = { workspaceId: string; agentId: string; sourceId: string };
 
 /** A store with the measured agent and a neighbour agent, each with one source. */
-export type RetrievalStore = { store: EmbeddedStore; db: Kysely<DB>; agent: Target; neighbour: Target };
+export type RetrievalStore = { store: StoreHandle; db: Kysely<DB>; agent: Target; neighbour: Target };
 
 /** A silent job logger for calling job handlers directly. */
 export const silentLog = createLogger('silent');
 
 /**
- * Opens a fresh embedded store with two agents of the bootstrapped workspace. The optional
- * schema is left to the caller (a bulk load builds its indexes after loading).
+ * Opens a fresh embedded store with two agents of the bootstrapped workspace, in a temp
+ * directory or in `keepDir` (kept after close; see `saveKeptManifest`). The optional schema is
+ * left to the caller (a bulk load builds its indexes after loading).
  */
-export async function openRetrievalStore(): Promise<RetrievalStore> {
-  const store = await openEmbeddedStore();
+export async function openRetrievalStore(options: { keepDir?: string } = {}): Promise<RetrievalStore> {
+  const store = await openEmbeddedStore({}, options);
   // Agents are created as the service creates them, with the queue their knowledge-base sync
   // sends to (nothing to send here: the workspace has no articles); stopped once they exist.
   const queue = await startBenchQueue(store);
@@ -170,7 +173,7 @@ export type CapturedQuery = { sql: string; parameters: readonly unknown[] };
  * benchmark can EXPLAIN exactly what the code under test ran. Never destroy it: that would
  * end the shared pool (the store's `close()` does).
  */
-export function capturingDb(store: EmbeddedStore): { db: Kysely<DB>; captured: CapturedQuery[] } {
+export function capturingDb(store: StoreHandle): { db: Kysely<DB>; captured: CapturedQuery[] } {
   const captured: CapturedQuery[] = [];
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool: store.database.pool }),
@@ -191,4 +194,56 @@ export async function explainAnalyze(db: Kysely<DB>, query: CapturedQuery): Prom
     CompiledQuery.raw(`explain (analyze, buffers) ${query.sql}`, [...query.parameters]),
   );
   return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+/** The file in a kept store's directory that says what it holds; written once it is complete. */
+const MANIFEST = 'bench-retrieval.json';
+
+/** What a kept store holds: the chunk count it was built for and its two agents. */
+type KeptManifest = { chunks: number; agent: Target; neighbour: Target };
+
+/** Whether `dir` exists (a kept store to reuse, or a directory to refuse). */
+export async function pathExists(dir: string): Promise<boolean> {
+  return stat(dir).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Marks a kept store complete: written after its load, embedding and indexes are done. */
+export async function saveKeptManifest(rs: RetrievalStore, chunks: number): Promise<void> {
+  const manifest: KeptManifest = { chunks, agent: rs.agent, neighbour: rs.neighbour };
+  await writeFile(join(rs.store.dataDir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/**
+ * Opens a store an earlier run kept in `dir` for `chunks` chunks, as it is (whatever that run
+ * did to it after building, churn included, is still there). Refuses a directory without a
+ * manifest (a build that did not finish) or one built for another size.
+ */
+export async function openKeptRetrievalStore(dir: string, chunks: number): Promise<RetrievalStore> {
+  const raw = await readFile(join(dir, MANIFEST), 'utf8').catch(() => null);
+  if (raw === null) {
+    throw new Error(`${dir} holds no finished bench store (no ${MANIFEST}); remove it to build one there`);
+  }
+  const parsed: unknown = JSON.parse(raw);
+  const manifest = isKeptManifest(parsed) ? parsed : null;
+  if (!manifest) throw new Error(`${join(dir, MANIFEST)} is not a bench store manifest`);
+  if (manifest.chunks !== chunks) {
+    throw new Error(`${dir} was built for ${manifest.chunks} chunks, not ${chunks}`);
+  }
+  const store = await openKeptStore(dir);
+  return { store, db: store.database.db, agent: manifest.agent, neighbour: manifest.neighbour };
+}
+
+function isTarget(value: unknown): value is Target {
+  if (typeof value !== 'object' || value === null) return false;
+  const record: Record<string, unknown> = { ...value };
+  return ['workspaceId', 'agentId', 'sourceId'].every((key) => typeof record[key] === 'string');
+}
+
+function isKeptManifest(value: unknown): value is KeptManifest {
+  if (typeof value !== 'object' || value === null) return false;
+  const record: Record<string, unknown> = { ...value };
+  return typeof record.chunks === 'number' && isTarget(record.agent) && isTarget(record.neighbour);
 }

@@ -13,6 +13,7 @@ import {
   ZProduct,
   ZProductsChanged,
   ZProductsSync,
+  ZSyncResult,
 } from './site.js';
 
 describe('batch sizes', () => {
@@ -174,9 +175,35 @@ describe('ZPostsChanged and ZProductsChanged', () => {
   });
 
   test('the answer shape of a delta', () => {
-    const answer = { action: 'delete', result: 'not_found', queued: 0, skipped_unchanged: 0, deleted: 0 };
+    const answer = {
+      action: 'delete',
+      result: 'not_found',
+      queued: 0,
+      skipped_unchanged: 0,
+      deleted: 0,
+      failed: 0,
+      failures: [],
+    };
     assert.deepEqual(ZChangeResult.parse(answer), answer);
     assert.equal(ZChangeResult.safeParse({ ...answer, result: 'gone' }).success, false);
+    const failed = {
+      ...answer,
+      action: 'upsert',
+      result: 'failed',
+      failed: 1,
+      failures: [{ wp_id: 7, reason: 'its HTML has more than 2,000,000 characters of text' }],
+    };
+    assert.deepEqual(ZChangeResult.parse(failed), failed);
+  });
+
+  test('an answer without failed and failures (an older service) parses with none failed', () => {
+    assert.deepEqual(ZSyncResult.parse({ queued: 1, skipped_unchanged: 2, deleted: 0 }), {
+      queued: 1,
+      skipped_unchanged: 2,
+      deleted: 0,
+      failed: 0,
+      failures: [],
+    });
   });
 });
 

@@ -234,16 +234,30 @@ export const ZPostsChanged = changedSchema(ZPost, 'posts', 'post');
 /** Body of `products/changed`. */
 export const ZProductsChanged = changedSchema(ZProduct, 'products', 'product');
 
-/** Answer of `posts/sync` and `products/sync`. */
+/**
+ * An item of a sync that was not stored because its HTML could not be converted to text within
+ * the service's limits (time, memory, text length) or at all; the rest of the batch was stored.
+ * `reason` is for the site's admin, such as `its HTML has more than 2,000,000 characters of text`.
+ */
+export const ZSyncFailure = z.object({ wp_id: z.number().int(), reason: zText() });
+export type TSyncFailure = z.infer<typeof ZSyncFailure>;
+
+/**
+ * Answer of `posts/sync` and `products/sync`. `failed` counts the items in `failures` (nothing
+ * is written for them; an earlier stored version stays); both default when an older service
+ * leaves them out.
+ */
 export const ZSyncResult = z.object({
   queued: z.number().int(),
   skipped_unchanged: z.number().int(),
   deleted: z.number().int(),
+  failed: z.number().int().default(0),
+  failures: z.array(ZSyncFailure).default([]),
 });
 export type TSyncResult = z.infer<typeof ZSyncResult>;
 
 /** What one delta did to its item. */
-export const ZChangeOutcome = z.enum(['queued', 'skipped_unchanged', 'deleted', 'not_found']);
+export const ZChangeOutcome = z.enum(['queued', 'skipped_unchanged', 'deleted', 'not_found', 'failed']);
 
 /** Answer of `posts/changed` and `products/changed`: the counts plus the action and its outcome. */
 export const ZChangeResult = ZSyncResult.extend({ action: ZChangeAction, result: ZChangeOutcome });

@@ -4,6 +4,7 @@ import {
   SYNC_BATCH_MAX,
   type TChangeResult,
   type THandshakeResponse,
+  type TSyncFailure,
   ZChangeResult,
   ZCouponsResult,
   ZHandshakeResponse,
@@ -65,7 +66,9 @@ export type SyncClientOptions = {
 
 /**
  * What a full sync did. `resumedAfter` is the wp_id it resumed after, or null for a fresh start;
- * `deleted` counts the items the service removed because this run did not list them.
+ * `deleted` counts the items the service removed because this run did not list them; `failures`
+ * lists the items the service did not store because their HTML could not be converted to text
+ * within its limits (`failed` counts them; the rest of their batches was stored).
  */
 export type SyncReport = {
   kind: SyncKind;
@@ -74,6 +77,8 @@ export type SyncReport = {
   queued: number;
   skipped_unchanged: number;
   deleted: number;
+  failed: number;
+  failures: TSyncFailure[];
   resumedAfter: number | null;
 };
 
@@ -204,6 +209,8 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       queued: 0,
       skipped_unchanged: 0,
       deleted: 0,
+      failed: 0,
+      failures: [],
       resumedAfter,
     };
     let afterId = resumedAfter ?? 0;
@@ -244,6 +251,8 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       report.queued += result.queued;
       report.skipped_unchanged += result.skipped_unchanged;
       report.deleted += result.deleted;
+      report.failed += result.failed;
+      report.failures.push(...result.failures);
       afterId = previous;
       if (final) break;
       // Saved only once the service accepted the batch, so a crash resends at most this batch.

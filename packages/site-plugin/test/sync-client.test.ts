@@ -97,6 +97,8 @@ describe('full sync', () => {
       queued: 120,
       skipped_unchanged: 0,
       deleted: 0,
+      failed: 0,
+      failures: [],
       resumedAfter: null,
     });
     assert.deepEqual(

@@ -30,6 +30,8 @@ describe('deltas', () => {
       queued: 1,
       skipped_unchanged: 0,
       deleted: 0,
+      failed: 0,
+      failures: [],
       action: 'upsert',
       result: 'queued',
     });

@@ -22,7 +22,16 @@ export class PageReadError extends Error {
 }
 
 /**
- * Reads uploads, crawled pages and sitemaps in bounded worker threads. As a {@link CrawlReader},
+ * HTML a synced post or product carries that could not become text. The message is a predicate
+ * (`could not be converted to text within the limits: it takes longer than 60 s to read`,
+ * `has more than 2,000,000 characters of text`), so a caller writes `its HTML ${message}`.
+ */
+export class HtmlTextError extends Error {
+  override readonly name = 'HtmlTextError';
+}
+
+/**
+ * Reads uploads, crawled pages and sitemaps, and converts synced HTML, in bounded worker threads. As a {@link CrawlReader},
  * `readPage` and `readSitemap` reject with {@link PageReadError}.
  */
 export type ExtractionPool = CrawlReader & {
@@ -32,6 +41,13 @@ export type ExtractionPool = CrawlReader & {
    * too large: …`). Text types are read on the calling thread: decoding is linear and cheap.
    */
   extractUpload(bytes: Uint8Array, type: UploadType): Promise<ExtractedUpload>;
+  /**
+   * The text of each HTML field of one synced item (`htmlToText`), in order, off the calling
+   * thread: one task per item, so an item that overruns a limit fails alone. Rejects with
+   * {@link HtmlTextError} when a limit stopped it, its text (all fields) is over the cap, or the
+   * markup broke the converter (such as nesting deeper than the thread's stack).
+   */
+  htmlToTexts(html: readonly string[]): Promise<string[]>;
   /** Terminates the threads; files still being read fail. */
   close(): Promise<void>;
 };
@@ -85,6 +101,23 @@ export function createExtractionPool(limits: ExtractionLimits): ExtractionPool {
       if (!outcome.ok) throw new Error(outcome.message);
       if (outcome.kind !== 'upload') throw new Error(`the extraction thread answered with a ${outcome.kind}`);
       return outcome.upload;
+    },
+    async htmlToTexts(html) {
+      // Nothing to convert: no thread needed (`htmlToText` of blank HTML is '').
+      if (html.every((field) => field.trim() === '')) return html.map(() => '');
+      let outcome: ExtractionOutcome;
+      try {
+        outcome = await pool.run({ kind: 'html-text', html: [...html], maxTextChars });
+      } catch (error) {
+        if (!(error instanceof WorkerLimitError)) throw error;
+        throw new HtmlTextError(`could not be converted to text within the limits: ${error.message}`, {
+          cause: error,
+        });
+      }
+      if (!outcome.ok) throw new HtmlTextError(outcome.message);
+      if (outcome.kind !== 'html-text')
+        throw new Error(`the extraction thread answered with a ${outcome.kind}`);
+      return outcome.texts;
     },
     async readPage(html, url) {
       const outcome = await runForUrl({ kind: 'page', html, url, maxTextChars });

@@ -13,14 +13,21 @@ import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { DB, SourceRow } from '../../db/schema.js';
 import { notFound } from '../../errors/app-error.js';
-import { htmlToText } from '../../ingest/html-text.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { getWorkspace } from '../accounts/accounts.js';
 import { requireAgent } from '../require-agent.js';
 import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
-import { type IncomingDocument, type IncomingItem, upsertDocuments } from './documents.js';
+import { upsertDocuments } from './documents.js';
 import { type FullSyncBatch, recordFullSyncBatch } from './full-sync.js';
+import {
+  type ConvertedBatch,
+  convertChangedRecords,
+  postRecord,
+  productRecord,
+  type SyncRecord,
+  settleBatch,
+} from './site-sync-items.js';
 
 /** The verified caller of a site-integration route: its token and (from it) its workspace. */
 export type IntegrationCaller = { tokenId: string; workspaceId: string };
@@ -69,26 +76,65 @@ export async function handshake(
 
 /**
  * Upserts a batch of posts: changed or new ones are stored and queued, equal hashes skipped.
- * A batch of a full sync run (`full_sync`) is recorded in its run; the run's final batch removes
- * the posts the run did not list (see full-sync.ts) and counts them in `deleted`.
+ * Their HTML is converted to text in the extraction pool before the write transaction; a post
+ * whose HTML cannot be converted within the limits is reported in `failures` and not stored,
+ * the others are. A batch of a full sync run (`full_sync`) is recorded in its run (failed posts
+ * count as listed); the run's final batch removes the posts the run did not list (see
+ * full-sync.ts) and counts them in `deleted`.
  */
 export async function syncPosts(
   deps: SyncDeps,
   body: SyncTarget & { posts: TPost[]; full_sync?: FullSyncBatch | undefined },
 ): Promise<TSyncResult> {
+  const batch = await convertBatch(deps, body, 'site', body.posts.map(postRecord));
   return deps.db.transaction().execute(async (trx) => {
     const { source } = await prepare(trx, deps, body, 'site');
-    const items = body.posts.map(postItem);
-    const result = await upsertItems(trx, deps.queue, source, items);
-    const deleted = body.full_sync ? await recordFullSyncBatch(trx, source.id, body.full_sync, items) : 0;
+    const result = await storeBatch(trx, deps.queue, source, batch);
+    const deleted = body.full_sync
+      ? await recordFullSyncBatch(trx, source.id, body.full_sync, batch.records)
+      : 0;
     return { ...result, deleted };
   });
 }
 
-/** Upserts items; an empty list (a full sync's final batch may be empty) changes nothing. */
-async function upsertItems(trx: Queryable, queue: JobQueue, source: SourceRow, items: IncomingItem[]) {
-  if (items.length === 0) return { queued: 0, skipped_unchanged: 0 };
-  return upsertDocuments(trx, queue, source, items);
+/** What a delete delta converts: nothing. */
+const NOTHING: ConvertedBatch = Object.freeze({ records: [], documents: new Map(), failures: new Map() });
+
+/**
+ * Resolves the agent (404 before any work) and converts the records that changed, off the
+ * request thread (site-sync-items.ts).
+ */
+async function convertBatch(
+  deps: SyncDeps,
+  body: SyncTarget,
+  type: SiteSourceType,
+  records: SyncRecord[],
+): Promise<ConvertedBatch> {
+  return convertChangedRecords(
+    deps.db,
+    { workspaceId: deps.caller.workspaceId, agentId: body.agent_id, type, siteUrl: body.site_url },
+    records,
+  );
+}
+
+/** Stores a converted batch's changed records; counts them, the unchanged ones and the failures. */
+async function storeBatch(
+  trx: Queryable,
+  queue: JobQueue,
+  source: SourceRow,
+  batch: ConvertedBatch,
+): Promise<Omit<TSyncResult, 'deleted'>> {
+  const settled = await settleBatch(trx, source.id, batch);
+  const written =
+    settled.changed.length === 0
+      ? { queued: 0, skipped_unchanged: 0 }
+      : await upsertDocuments(trx, queue, source, settled.changed);
+  return {
+    queued: written.queued,
+    skipped_unchanged: written.skipped_unchanged + settled.unchanged,
+    failed: settled.failures.length,
+    failures: settled.failures,
+  };
 }
 
 /** Applies one post delta (`upsert` or `delete`); deleting an unknown post is a no-op. */
@@ -96,28 +142,33 @@ export async function changePost(
   deps: SyncDeps,
   body: SyncTarget & { change: { action: 'upsert'; item: TPost } | { action: 'delete'; wp_id: number } },
 ): Promise<TChangeResult> {
+  const { change } = body;
+  const batch =
+    change.action === 'upsert' ? await convertBatch(deps, body, 'site', [postRecord(change.item)]) : NOTHING;
   return deps.db.transaction().execute(async (trx) => {
     const { source } = await prepare(trx, deps, body, 'site');
-    if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
-    const result = await upsertDocuments(trx, deps.queue, source, [postItem(body.change.item)]);
-    return changeResult('upsert', result);
+    if (change.action === 'delete') return deleteDocument(trx, source, change.wp_id);
+    return changeResult(await storeBatch(trx, deps.queue, source, batch));
   });
 }
 
 /**
  * Upserts a batch of products; the agent's first product makes a `generic` agent `ecommerce`.
- * Full sync runs work as for posts: the final batch removes the products the run did not list.
+ * HTML is converted and failures reported as for posts. Full sync runs work as for posts: the
+ * final batch removes the products the run did not list.
  */
 export async function syncProducts(
   deps: SyncDeps,
   body: SyncTarget & { products: TProduct[]; full_sync?: FullSyncBatch | undefined },
 ): Promise<TSyncResult> {
+  const batch = await convertBatch(deps, body, 'products', body.products.map(productRecord));
   const written = await deps.db.transaction().execute(async (trx) => {
     const { source, agent } = await prepare(trx, deps, body, 'products');
     if (body.products.length > 0) await switchToEcommerceOnFirstProduct(trx, agent, source, deps.clock);
-    const items = body.products.map(productItem);
-    const result = await upsertItems(trx, deps.queue, source, items);
-    const deleted = body.full_sync ? await recordFullSyncBatch(trx, source.id, body.full_sync, items) : 0;
+    const result = await storeBatch(trx, deps.queue, source, batch);
+    const deleted = body.full_sync
+      ? await recordFullSyncBatch(trx, source.id, body.full_sync, batch.records)
+      : 0;
     return { ...result, deleted };
   });
   // The first product may have made the agent `ecommerce`.
@@ -130,12 +181,16 @@ export async function changeProduct(
   deps: SyncDeps,
   body: SyncTarget & { change: { action: 'upsert'; item: TProduct } | { action: 'delete'; wp_id: number } },
 ): Promise<TChangeResult> {
+  const { change } = body;
+  const batch =
+    change.action === 'upsert'
+      ? await convertBatch(deps, body, 'products', [productRecord(change.item)])
+      : NOTHING;
   const written = await deps.db.transaction().execute(async (trx) => {
     const { source, agent } = await prepare(trx, deps, body, 'products');
-    if (body.change.action === 'delete') return deleteDocument(trx, source, body.change.wp_id);
+    if (change.action === 'delete') return deleteDocument(trx, source, change.wp_id);
     await switchToEcommerceOnFirstProduct(trx, agent, source, deps.clock);
-    const result = await upsertDocuments(trx, deps.queue, source, [productItem(body.change.item)]);
-    return changeResult('upsert', result);
+    return changeResult(await storeBatch(trx, deps.queue, source, batch));
   });
   // The first product may have made the agent `ecommerce`.
   forgetWidgetAgents();
@@ -237,14 +292,15 @@ async function deleteDocument(trx: Queryable, source: SourceRow, wpId: number): 
     queued: 0,
     skipped_unchanged: 0,
     deleted: removed ? 1 : 0,
+    failed: 0,
+    failures: [],
   };
 }
 
-function changeResult(
-  action: 'upsert',
-  result: { queued: number; skipped_unchanged: number },
-): TChangeResult {
-  return { action, result: result.queued > 0 ? 'queued' : 'skipped_unchanged', ...result, deleted: 0 };
+/** An upsert delta's answer: its one item queued, unchanged, or failed (with the reason). */
+function changeResult(result: Omit<TSyncResult, 'deleted'>): TChangeResult {
+  const outcome = result.failed > 0 ? 'failed' : result.queued > 0 ? 'queued' : 'skipped_unchanged';
+  return { action: 'upsert', result: outcome, ...result, deleted: 0 };
 }
 
 /** The first product upsert on a `generic` agent makes it `ecommerce`, silently; other types never change. */
@@ -269,76 +325,4 @@ async function switchToEcommerceOnFirstProduct(
     .where('id', '=', agent.id)
     .where('workspace_id', '=', source.workspace_id)
     .execute();
-}
-
-function postItem(post: TPost): IncomingItem {
-  return {
-    externalId: String(post.wp_id),
-    hash: post.content_hash.toLowerCase(),
-    toDocument: () => postDocument(post),
-  };
-}
-
-function productItem(product: TProduct): IncomingItem {
-  return {
-    externalId: String(product.wp_id),
-    hash: product.content_hash.toLowerCase(),
-    toDocument: () => productDocument(product),
-  };
-}
-
-function postDocument(post: TPost): IncomingDocument {
-  const body = htmlToText(post.content_html);
-  const excerpt = htmlToText(post.excerpt);
-  return {
-    externalId: String(post.wp_id),
-    kind: 'post',
-    title: post.title,
-    url: post.permalink,
-    language: post.language ?? null,
-    text: [post.title, excerpt && excerpt !== body ? excerpt : '', body].filter(Boolean).join('\n\n'),
-    hash: post.content_hash.toLowerCase(),
-    metadata: { post_type: post.post_type, excerpt: post.excerpt, taxonomy_terms: post.taxonomy_terms },
-    modifiedAt: post.modified_at,
-  };
-}
-
-function productDocument(product: TProduct): IncomingDocument {
-  const price = product.price
-    ? `${product.price}${product.currency ? ` ${product.currency.toUpperCase()}` : ''}`
-    : '';
-  const lines = [
-    product.name,
-    htmlToText(product.short_description),
-    htmlToText(product.description),
-    product.categories.length > 0 ? `Categories: ${product.categories.join(', ')}` : '',
-    ...product.attributes,
-    price
-      ? `Price: ${price}${product.on_sale && product.regular_price ? ` (regular ${product.regular_price})` : ''}`
-      : '',
-    `Stock: ${product.stock_status}`,
-    product.sku ? `SKU: ${product.sku}` : '',
-  ];
-  return {
-    externalId: String(product.wp_id),
-    kind: 'product',
-    title: product.name,
-    url: product.permalink,
-    language: null,
-    text: lines.filter(Boolean).join('\n\n'),
-    hash: product.content_hash.toLowerCase(),
-    metadata: {
-      sku: product.sku,
-      image_url: product.image_url,
-      price: product.price,
-      regular_price: product.regular_price,
-      sale_price: product.sale_price,
-      currency: product.currency ?? null,
-      stock_status: product.stock_status,
-      on_sale: product.on_sale,
-      categories: product.categories,
-      attributes: product.attributes,
-    },
-    modifiedAt: product.modified_at,
-  };
 }
