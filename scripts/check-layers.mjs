@@ -25,6 +25,7 @@ export const LAYERS = [
     'kb',
     'site-calls',
     'widget-assets',
+    'console-assets',
   ],
   ['services'],
   ['retrieval', 'jobs'],
