@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
 import { Shell } from './components/shell';
 import { PATHS, safeNext, signInPath } from './paths';
-import { loadSession, needsSetup, session } from './session';
+import { loadSession, needsSetup, session, signedOut } from './session';
 
 const Setup = lazy(() => import('./routes/setup').then((module) => module.Setup));
 const SignIn = lazy(() => import('./routes/sign-in').then((module) => module.SignIn));
@@ -41,7 +41,8 @@ function Gate() {
     if (setup) {
       if (here !== PATHS.setup) location.route(PATHS.setup, true);
     } else if (current === null) {
-      if (here !== PATHS.signIn) location.route(signInPath(location.url), true);
+      if (here !== PATHS.signIn)
+        location.route(signedOut.peek() ? PATHS.signIn : signInPath(location.url), true);
     } else if (PUBLIC_PATHS.includes(here) || here === PATHS.home || here === '/admin') {
       location.route(safeNext(location.query.next), true);
     }

@@ -8,6 +8,8 @@ export const session = signal<TAdminSession | null | undefined>(undefined);
 export const needsSetup = signal<boolean | undefined>(undefined);
 /** Set when a session ended under the user (a 401): the sign-in screen says so. */
 export const sessionEnded = signal(false);
+/** Set when the user signed out: sign-in then offers no way back to the page they left. */
+export const signedOut = signal(false);
 
 configureApi({
   csrfToken: () => session.value?.csrf_token ?? null,
@@ -37,6 +39,7 @@ export async function loadSession(): Promise<void> {
 export async function signIn(input: TSessionLogin): Promise<void> {
   session.value = await api('/session', ZAdminSession, { method: 'POST', body: input, isSessionCall: true });
   sessionEnded.value = false;
+  signedOut.value = false;
 }
 
 /** Adopts the session the setup form opened. */
@@ -53,5 +56,6 @@ export async function signOut(): Promise<void> {
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 401)) throw error;
   }
+  signedOut.value = true;
   session.value = null;
 }
