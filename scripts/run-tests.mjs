@@ -83,7 +83,10 @@ if (
   !existsSync(join(root, 'apps/admin/dist/index.html'))
 ) {
   console.log('Building the admin console first (its browser tests load the built files)');
-  const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: join(root, 'apps/admin'), stdio: 'inherit' });
+  const built = spawnSync('npm', ['run', 'build', '--silent'], {
+    cwd: join(root, 'apps/admin'),
+    stdio: 'inherit',
+  });
   if (built.status !== 0) process.exit(1);
 }
 
