@@ -139,14 +139,28 @@ export async function assertFitsWidth(page: Page, screen: string): Promise<void>
   assert.ok(scrollWidth <= innerWidth, `${screen} scrolls sideways: ${scrollWidth} > ${innerWidth}`);
 }
 
+/** The pictures docs/screenshots keeps (the main screens; every screen is still checked). */
+const DOC_SCREENSHOTS = new Set([
+  'setup-desktop',
+  'setup-phone',
+  'sign-in-desktop',
+  'sign-in-code-phone',
+  'agents-empty-desktop',
+  'agents-desktop',
+  'agents-phone',
+  'agents-dark',
+]);
+
 /**
  * Saves a full-page screenshot as `<ADMIN_SCREENSHOTS>/<name>.png` when that variable names a
- * folder (relative to the repository root); `npm run screenshots -w apps/admin` keeps
+ * folder (relative to the repository root), for the screens in {@link DOC_SCREENSHOTS} (every
+ * screen with ADMIN_SCREENSHOTS_ALL=1); `npm run screenshots -w apps/admin` keeps
  * docs/screenshots current this way.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = process.env.ADMIN_SCREENSHOTS;
   if (!dir) return;
+  if (!DOC_SCREENSHOTS.has(name) && process.env.ADMIN_SCREENSHOTS_ALL !== '1') return;
   const target = isAbsolute(dir) ? dir : join(ROOT, dir);
   await mkdir(target, { recursive: true });
   // Fonts and the focus ring settle before the picture is taken.
@@ -159,16 +173,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   });
 }
 
-/** Checks a screen at desktop width and at 390 px: accessible, no sideways scroll, pictured. */
+/**
+ * Checks a screen at desktop width, at 390 px, and in dark colours: accessible (contrast
+ * included), no sideways scroll, pictured.
+ */
 export async function checkScreen(page: Page, name: string): Promise<void> {
-  for (const [size, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
+  for (const [size, viewport, colorScheme] of [
+    ['desktop', DESKTOP, 'light'],
+    ['phone', PHONE, 'light'],
+    ['dark', DESKTOP, 'dark'],
   ] as const) {
     await page.setViewportSize(viewport);
+    await page.emulateMedia({ colorScheme });
     await assertFitsWidth(page, `${name} (${size})`);
     await assertAccessible(page, `${name} (${size})`);
     await screenshot(page, `${name}-${size}`);
   }
   await page.setViewportSize(DESKTOP);
+  await page.emulateMedia({ colorScheme: 'light' });
 }
