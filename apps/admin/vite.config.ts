@@ -18,6 +18,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
     reportCompressedSize: false,
+    // dist/.vite/manifest.json: which chunk a route loads (bench/ reads it for the size budget).
+    manifest: true,
   },
   server: {
     // `npm run dev -w apps/admin`: the API comes from a service on PORT 3000.
