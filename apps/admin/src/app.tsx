@@ -8,6 +8,7 @@ import { loadSession, needsSetup, session, signedOut } from './session';
 const Setup = lazy(() => import('./routes/setup').then((module) => module.Setup));
 const SignIn = lazy(() => import('./routes/sign-in').then((module) => module.SignIn));
 const Agents = lazy(() => import('./routes/agents').then((module) => module.Agents));
+const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module.NewAgent));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -77,6 +78,7 @@ function Gate() {
     <Shell>
       <Router>
         <Route path={PATHS.agents} component={Agents} />
+        <Route path={PATHS.newAgent} component={NewAgent} />
         <Route default component={NotFound} />
       </Router>
     </Shell>

@@ -4,6 +4,7 @@ export const PATHS = {
   setup: '/admin/setup',
   signIn: '/admin/sign-in',
   agents: '/admin/agents',
+  newAgent: '/admin/agents/new',
 } as const;
 
 /** Where to go after signing in: `next` when it is a console path, else the agents list. */

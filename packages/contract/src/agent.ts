@@ -112,3 +112,15 @@ export const ZAgent = z.object({
   updated_at: zText(),
 });
 export type TAgent = z.infer<typeof ZAgent>;
+
+/** `GET /api/v1/admin/agents/{id}/embed`: the one script tag a site owner pastes. */
+export const ZAgentEmbed = z.object({
+  agent_id: zText(),
+  script_url: zText().describe(
+    '/widget/widget.js?v=<build hash>: a stable path, the query only busts caches',
+  ),
+  snippet: zText().describe('The one script tag to paste before </body>'),
+  is_published: z.boolean(),
+  allowed_origins: z.array(zText()),
+});
+export type TAgentEmbed = z.infer<typeof ZAgentEmbed>;

@@ -43,7 +43,10 @@ export function Shell(props: { children: ComponentChildren }) {
         <ul>
           {NAV.map(({ href, label, Icon }) => (
             <li key={href}>
-              <a href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
+              <a
+                href={href}
+                aria-current={path === href ? 'page' : path.startsWith(href) ? 'true' : undefined}
+              >
                 <Icon size={18} />
                 <span>{label}</span>
               </a>

@@ -1,10 +1,10 @@
-import { type TAgent, type TSource, ZAgent, ZAgentCreate, ZSource } from '@service/contract';
-import type { TargetedSubmitEvent } from 'preact';
+import { type TAgent, type TSource, ZAgent, ZSource } from '@service/contract';
 import { useEffect, useState } from 'preact/hooks';
 import { z } from 'zod';
-import { ApiError, api, fieldErrorsOf } from '../api';
-import { Field, FormMessage } from '../components/field';
+import { ApiError, api } from '../api';
+import { FormMessage } from '../components/field';
 import { BookIcon, GlobeIcon, PlusIcon } from '../components/icons';
+import { PATHS } from '../paths';
 
 type Row = { agent: TAgent; sources: TSource[] | null };
 type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; rows: Row[] };
@@ -12,7 +12,6 @@ type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 
 /** The workspace's agents: published or not, where the widget may load, how much it knows. */
 export function Agents() {
   const [state, setState] = useState<State>({ kind: 'loading' });
-  const [isCreating, setCreating] = useState(false);
 
   const load = async () => {
     try {
@@ -43,22 +42,28 @@ export function Agents() {
     <section class="page" aria-labelledby="agents-title">
       <div class="page-head">
         <h1 id="agents-title">Agents</h1>
-        {state.kind === 'ready' && state.rows.length > 0 && !isCreating ? (
-          <button type="button" class="button primary" onClick={() => setCreating(true)}>
+        {state.kind === 'ready' && state.rows.length > 0 ? (
+          <a class="button primary" href={PATHS.newAgent}>
             <PlusIcon size={18} />
             <span>New agent</span>
-          </button>
+          </a>
         ) : null}
       </div>
-      {isCreating || (state.kind === 'ready' && state.rows.length === 0) ? (
-        <CreateAgent
-          isFirst={state.kind === 'ready' && state.rows.length === 0}
-          onCancel={() => setCreating(false)}
-          onCreated={() => {
-            setCreating(false);
-            void load();
-          }}
-        />
+      {state.kind === 'ready' && state.rows.length === 0 ? (
+        <div class="card empty-state">
+          <h2>No agents yet</h2>
+          <p class="muted">
+            An agent answers your visitors from what you teach it. Create your first one: name it, give it
+            your site’s address (it can read your pages from there), pick its colours, and paste one line of
+            code on your site.
+          </p>
+          <div class="actions">
+            <a class="button primary" href={PATHS.newAgent}>
+              <PlusIcon size={18} />
+              <span>Create your first agent</span>
+            </a>
+          </div>
+        </div>
       ) : null}
       {state.kind === 'loading' ? (
         <p class="muted" aria-busy="true">
@@ -115,69 +120,4 @@ function knowledgeSummary(sources: TSource[] | null): string {
   const failed = sources.filter((source) => source.status === 'failed').length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   return `${plural(sources.length, 'source')}, ${plural(documents, 'document')}${failed > 0 ? `, ${failed} failed` : ''}`;
-}
-
-function CreateAgent(props: { isFirst: boolean; onCancel: () => void; onCreated: () => void }) {
-  const [name, setName] = useState('');
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [isBusy, setBusy] = useState(false);
-  const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setMessage(null);
-    const parsed = ZAgentCreate.safeParse({ name });
-    if (!parsed.success) {
-      setErrors(fieldErrorsOf(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      await api('/agents', ZAgent, { method: 'POST', body: parsed.data });
-      props.onCreated();
-    } catch (error) {
-      setBusy(false);
-      if (!(error instanceof ApiError)) throw error;
-      if (Object.keys(error.errors).length > 0) setErrors(error.errors);
-      else setMessage(error.message);
-    }
-  };
-  return (
-    <form class={`card create-agent${props.isFirst ? ' empty-state' : ''}`} onSubmit={onSubmit} noValidate>
-      {props.isFirst ? (
-        <>
-          <h2>No agents yet</h2>
-          <p class="muted">
-            An agent answers your visitors from what you teach it. Name your first one; next you will add your
-            site’s pages or files as its knowledge, allow your site’s address, and paste one line of code on
-            your site.
-          </p>
-        </>
-      ) : (
-        <h2>New agent</h2>
-      )}
-      {message ? <FormMessage kind="error">{message}</FormMessage> : null}
-      <Field
-        name="name"
-        label="Agent name"
-        value={name}
-        onInput={setName}
-        errors={errors}
-        hint="Visitors see it in the chat header, e.g. “Acme helper”."
-        required
-        autofocus={!props.isFirst}
-      />
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={isBusy}>
-          <PlusIcon size={18} />
-          <span>{isBusy ? 'Creating…' : 'Create agent'}</span>
-        </button>
-        {props.isFirst ? null : (
-          <button type="button" class="button ghost" onClick={props.onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </form>
-  );
 }

@@ -89,8 +89,8 @@ describe('admin console: first run, sign-in and agents', () => {
     assert.ok(existsSync(join(service.t.config.dataDir, SETUP_CODE_FILE)));
   });
 
-  test('setup with the code signs in to an empty agents list that says what to do next', async () => {
-    await withPage(browser, {}, async ({ page }) => {
+  test('setup with the code signs in; the empty list leads to the wizard, which ends with the snippet', async () => {
+    await withPage(browser, { permissions: ['clipboard-read', 'clipboard-write'] }, async ({ page }) => {
       await page.goto(url('/admin/'));
       await page.waitForURL(url('/admin/setup'));
       await fillSetup(page, service.setupCode.toLowerCase());
@@ -99,15 +99,59 @@ describe('admin console: first run, sign-in and agents', () => {
       await page.getByText('Acme Coffee').waitFor();
       await checkScreen(page, 'agents-empty');
 
-      // Keyboard only: the name field, Enter submits.
-      await page.getByLabel('Agent name').focus();
+      await page.getByRole('link', { name: 'Create your first agent' }).click();
+      await page.waitForURL(url('/admin/agents/new'));
+      // Keyboard only: each step's heading has the focus; Tab reaches the field, Enter goes on.
+      await page.getByRole('heading', { name: 'What should the agent be called?' }).waitFor();
+      await page.waitForFunction(
+        () => document.activeElement?.textContent === 'What should the agent be called?',
+      );
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'field-name');
+      await page.keyboard.press('Enter');
+      await page.locator('#field-name-error').waitFor();
       await page.keyboard.type('Shop helper');
       await page.keyboard.press('Enter');
-      const card = page.locator('.agent-card', { hasText: 'Shop helper' });
-      await card.waitFor();
-      await card.getByText('Not published').waitFor();
-      await card.getByText('None yet: the widget loads on no site.').waitFor();
+      await page.getByRole('heading', { name: 'Where will it answer?' }).waitFor();
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Where will it answer?');
+      await page.getByLabel('Your site’s address').fill('not a site');
+      await page.keyboard.press('Enter');
+      await page.locator('[id="field-allowed_origins.0-error"]').waitFor();
+      // Any page of the site will do: its origin is what is allowed.
+      await page.getByLabel('Your site’s address').fill('shop.example/products?page=2');
+      // Reading the site is a crawl job; this test's queue runs none, and it stays off the network.
+      await page.getByLabel('Read its pages now').uncheck();
+      await checkScreen(page, 'new-agent-site');
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByRole('heading', { name: 'How should the chat button look?' }).waitFor();
+      await page.getByLabel('Button text').fill('Ask us');
+      await page.getByLabel('Colour').fill('#aa3300');
+      await page.getByLabel('Bottom left').check();
+      await checkScreen(page, 'new-agent-appearance');
+      await page.getByRole('button', { name: 'Create agent' }).click();
+      await page.getByRole('heading', { name: 'Your agent is live' }).waitFor();
+      const snippet = await page.locator('.snippet code').textContent();
+      assert.match(snippet ?? '', /^<script src="[^"]*\/widget\/widget\.js[^"]*" data-agent-id="[^"]+"/);
+      await page.getByRole('button', { name: 'Copy snippet' }).click();
+      await page.getByRole('status').getByText('Copied.').waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), snippet);
+      await checkScreen(page, 'new-agent-embed');
+      await page.getByRole('link', { name: 'Done' }).click();
+      await page.waitForURL(url('/admin/agents'));
+      await page.locator('.agent-card', { hasText: 'Shop helper' }).waitFor();
     });
+    const agent = await service.t.database.db
+      .selectFrom('agents')
+      .select(['name', 'is_published', 'allowed_origins', 'theme'])
+      .executeTakeFirstOrThrow();
+    assert.equal(agent.name, 'Shop helper');
+    assert.equal(agent.is_published, true);
+    assert.deepEqual(agent.allowed_origins, ['https://shop.example']);
+    const { primary, position, launcher_label } = agent.theme;
+    assert.deepEqual(
+      { primary, position, launcher_label },
+      { primary: '#aa3300', position: 'bottom-left', launcher_label: 'Ask us' },
+    );
     assert.equal(await userCount(), 1);
     assert.equal(existsSync(join(service.t.config.dataDir, SETUP_CODE_FILE)), false, 'the code is used up');
     const user = await service.t.database.db
@@ -139,11 +183,7 @@ describe('admin console: first run, sign-in and agents', () => {
       method: 'POST',
       url: '/api/v1/admin/agents',
       headers: auth,
-      payload: JSON.stringify({
-        name: 'Support bot',
-        is_published: true,
-        allowed_origins: ['https://shop.example'],
-      }),
+      payload: JSON.stringify({ name: 'Support bot' }),
     });
     assert.equal(created.statusCode, 201, created.body);
     const source = await service.t.app.inject({
@@ -159,10 +199,14 @@ describe('admin console: first run, sign-in and agents', () => {
       await page.waitForURL(/\/admin\/sign-in\?next=%2Fadmin%2Fagents$/);
       await signInWithPassword(page);
       await page.waitForURL(url('/admin/agents'));
-      const card = page.locator('.agent-card', { hasText: 'Support bot' });
-      await card.getByText('Published', { exact: true }).waitFor();
-      await card.getByText('https://shop.example').waitFor();
-      await card.getByText(/^1 source, 1 document/).waitFor();
+      const helper = page.locator('.agent-card', { hasText: 'Shop helper' });
+      await helper.getByText('Published', { exact: true }).waitFor();
+      await helper.getByText('https://shop.example').waitFor();
+      await helper.getByText('None yet: add pages, files or text').waitFor();
+      const bot = page.locator('.agent-card', { hasText: 'Support bot' });
+      await bot.getByText('Not published').waitFor();
+      await bot.getByText('None yet: the widget loads on no site.').waitFor();
+      await bot.getByText(/^1 source, 1 document/).waitFor();
       await checkScreen(page, 'agents');
 
       const before = await sessionCount();
@@ -198,7 +242,7 @@ describe('admin console: first run, sign-in and agents', () => {
         await page.keyboard.type(PASSWORD);
         await page.keyboard.press('Enter');
         await page.waitForURL(url('/admin/agents'));
-        await page.getByRole('heading', { name: 'Agents' }).waitFor();
+        await page.getByRole('heading', { name: 'Agents', exact: true }).waitFor();
         // The first Tab on a signed-in page reaches the skip link.
         await page.keyboard.press('Tab');
         assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
@@ -215,16 +259,19 @@ describe('admin console: first run, sign-in and agents', () => {
         await page.goto(url('/admin/agents'));
         await signInWithPassword(page, PASSWORD, TEAMMATE);
         await page.waitForURL(url('/admin/agents'));
-        await page.getByRole('button', { name: 'New agent' }).click();
+        await page.getByRole('link', { name: 'New agent' }).click();
+        await page.waitForURL(url('/admin/agents/new'));
         // The session ends (expired, or revoked elsewhere) while the page is open.
         await service.t.database.db.deleteFrom('admin_sessions').execute();
         await page.getByLabel('Agent name').fill('Too late');
+        await page.getByRole('button', { name: 'Next' }).click();
+        await page.getByRole('button', { name: 'Next' }).click();
         await page.getByRole('button', { name: 'Create agent' }).click();
-        await page.waitForURL(/\/admin\/sign-in\?next=%2Fadmin%2Fagents$/);
+        await page.waitForURL(/\/admin\/sign-in\?next=%2Fadmin%2Fagents%2Fnew$/);
         await page.getByText('Your session ended.').waitFor();
         await signInWithPassword(page, PASSWORD, TEAMMATE);
-        await page.waitForURL(url('/admin/agents'));
-        await page.getByRole('heading', { name: 'Agents' }).waitFor();
+        await page.waitForURL(url('/admin/agents/new'));
+        await page.getByRole('heading', { name: 'What should the agent be called?' }).waitFor();
       },
       /^(401 GET \/api\/v1\/admin\/session|401 POST \/api\/v1\/admin\/agents)$/,
     );

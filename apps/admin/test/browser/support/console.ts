@@ -88,7 +88,14 @@ export async function withPage(
     );
   });
   try {
-    await body(watched);
+    try {
+      await body(watched);
+    } catch (error) {
+      // What the page said is usually why a wait timed out: put it in the failure.
+      const said = [...watched.pageErrors, ...watched.consoleErrors];
+      if (said.length > 0 && error instanceof Error) error.message += `\npage reported:\n${said.join('\n')}`;
+      throw error;
+    }
     assert.deepEqual(watched.pageErrors, [], 'no uncaught error');
     const logged = watched.consoleErrors.filter((text) => !text.startsWith('Failed to load resource:'));
     assert.deepEqual(logged, [], 'no console error (a CSP refusal would be one)');
@@ -149,6 +156,8 @@ const DOC_SCREENSHOTS = new Set([
   'agents-desktop',
   'agents-phone',
   'agents-dark',
+  'new-agent-appearance-desktop',
+  'new-agent-embed-phone',
 ]);
 
 /**
