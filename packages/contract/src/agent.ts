@@ -60,7 +60,7 @@ export const ZAllowedOrigins = z
   });
 
 const agentWritable = {
-  name: zText().trim().min(1).max(120),
+  name: zText().trim().min(1, 'Name the agent.').max(120, 'The name must be at most 120 characters.'),
   site_type: ZSiteType,
   language_default: ZLanguageTag.nullable(),
   is_published: z.boolean(),

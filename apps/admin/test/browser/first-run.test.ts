@@ -109,7 +109,7 @@ describe('admin console: first run, sign-in and agents', () => {
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'field-name');
       await page.keyboard.press('Enter');
-      await page.locator('#field-name-error').waitFor();
+      await page.locator('#field-name-error').getByText('Name the agent.').waitFor();
       await page.keyboard.type('Shop helper');
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Where will it answer?' }).waitFor();
