@@ -5,6 +5,7 @@ import { ApiError, api } from '../api';
 import { FormMessage } from '../components/field';
 import { BookIcon, GlobeIcon, PlusIcon } from '../components/icons';
 import { PATHS } from '../paths';
+import './agents.css';
 
 type Row = { agent: TAgent; sources: TSource[] | null };
 type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; rows: Row[] };

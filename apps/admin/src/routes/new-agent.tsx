@@ -12,6 +12,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, fieldErrorsOf } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { PATHS } from '../paths';
+import './new-agent.css';
 
 const STEPS = ['Name', 'Your site', 'Appearance', 'Embed'] as const;
 type Draft = {
