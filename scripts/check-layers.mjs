@@ -26,6 +26,7 @@ export const LAYERS = [
     'kb',
     'site-calls',
     'widget-assets',
+    'console-assets',
   ],
   ['services'],
   ['retrieval', 'jobs'],

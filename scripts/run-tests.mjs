@@ -18,6 +18,7 @@ const defaultDirs = [
   'packages/site-plugin',
   'apps/server',
   'apps/widget',
+  'apps/admin',
   'examples/demo-shop',
   'bench',
 ];
@@ -57,6 +58,7 @@ if (files.length === 0) {
 // install it where that is possible (root with apt-get), else stop at once and say how.
 const browserDirs = [
   join('apps', 'widget', 'test', 'browser'),
+  join('apps', 'admin', 'test', 'browser'),
   join('examples', 'demo-shop', 'test', 'browser'),
 ];
 const isBrowserTest = (file) => browserDirs.some((dir) => file.includes(dir));
@@ -71,6 +73,18 @@ if (files.some(isBrowserTest) && !existsSync(join(root, 'apps/widget/dist/manife
   console.log('Building the widget first (the browser tests load the built bundle)');
   const built = spawnSync(process.execPath, [join(root, 'apps/widget/scripts/build.mjs')], {
     cwd: join(root, 'apps/widget'),
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) process.exit(1);
+}
+
+if (
+  files.some((file) => file.includes(join('apps', 'admin', 'test', 'browser'))) &&
+  !existsSync(join(root, 'apps/admin/dist/index.html'))
+) {
+  console.log('Building the admin console first (its browser tests load the built files)');
+  const built = spawnSync('npm', ['run', 'build', '--silent'], {
+    cwd: join(root, 'apps/admin'),
     stdio: 'inherit',
   });
   if (built.status !== 0) process.exit(1);
@@ -124,6 +138,7 @@ const needsDatabase = files.some(
   (file) =>
     file.includes(join('apps', 'server')) ||
     file.includes(join('apps', 'widget', 'test', 'browser')) ||
+    file.includes(join('apps', 'admin', 'test', 'browser')) ||
     file.includes(join('examples', 'demo-shop', 'test')),
 );
 if (needsDatabase) {

@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
+import { consoleFiles } from './console-assets/console-files.js';
 import { AppError } from './errors/app-error.js';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { createRateLimits } from './http/rate-limit.js';
@@ -14,6 +15,12 @@ import { storableTextValidatorCompiler } from './http/storable-text.js';
 import { createLogger } from './logger.js';
 import { SESSION_COOKIE } from './services/accounts/admin-sessions.js';
 import { ADMIN_PREFIX, adminSurface } from './surfaces/admin/index.js';
+import {
+  CONSOLE_PREFIX,
+  CONSOLE_ROOT_PREFIX,
+  consoleRootSurface,
+  consoleSurface,
+} from './surfaces/console/index.js';
 import { OPS_PREFIX, opsSurface } from './surfaces/ops/index.js';
 import { PUBLIC_PREFIX, publicSurface } from './surfaces/public/index.js';
 import { SITE_SYNC_PREFIX, siteSyncSurface } from './surfaces/site-sync/index.js';
@@ -109,5 +116,7 @@ export async function createApp(
   await app.register(widgetSurface(deps, limits), { prefix: WIDGET_PREFIX });
   await app.register(widgetShopSurface(deps, limits), { prefix: WIDGET_SHOP_PREFIX });
   await app.register(publicSurface(deps, assets), { prefix: PUBLIC_PREFIX });
+  await app.register(consoleSurface(consoleFiles(deps.config.adminDistDir)), { prefix: CONSOLE_PREFIX });
+  await app.register(consoleRootSurface(), { prefix: CONSOLE_ROOT_PREFIX });
   return app;
 }

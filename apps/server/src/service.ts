@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
@@ -18,7 +19,9 @@ import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
 import { POSTGRES_JOB_LEASE } from './queue/job-lease.js';
 import { type JobDefinition, JobQueue } from './queue/job-queue.js';
 import { hasNoUsers } from './services/accounts/bootstrap.js';
+import { deleteSetupCode, ensureSetupCode, SETUP_CODE_FILE } from './services/accounts/setup-code.js';
 import { seedDemo } from './services/ops/demo-seed.js';
+import { CONSOLE_PREFIX } from './surfaces/console/index.js';
 
 /** A running service (HTTP and/or worker) and how to stop it. */
 export type RunningService = {
@@ -126,10 +129,21 @@ export async function startService(
     }
 
     if (await hasNoUsers(database.db)) {
-      log.warn(
-        'No users yet. Create the first admin with: npm run cli -- bootstrap --email you@example.com ' +
-          '--password <password> --workspace "My workspace"',
-      );
+      const bootstrapHint = 'npm run -s cli -- bootstrap --email you@example.com --workspace "My workspace"';
+      if (url) {
+        // First run without the CLI: whoever reads this log (runs the service) can claim it.
+        const code = await ensureSetupCode(config.dataDir);
+        log.warn(
+          { setupCodeFile: join(config.dataDir, SETUP_CODE_FILE) },
+          `No users yet. Open ${url}${CONSOLE_PREFIX}/ and enter the setup code ${code} ` +
+            `(also in DATA_DIR/${SETUP_CODE_FILE}), or create the first admin with: ${bootstrapHint}`,
+        );
+      } else {
+        log.warn(`No users yet. Create the first admin with: ${bootstrapHint}`);
+      }
+    } else {
+      // Set up (by the console or the CLI): a code left from an earlier start is no use any more.
+      await deleteSetupCode(config.dataDir);
     }
 
     // The worker starts last, once HTTP answers: jobs waiting at start (those just retried

@@ -14,6 +14,13 @@ const EXPECTED_AUTH_NONE = [
   'DELETE /api/v1/admin/session',
   'GET /api/v1/admin/session',
   'POST /api/v1/admin/session',
+  // First run: whether setup is needed, and setup itself (the one-time setup code is the credential).
+  'GET /api/v1/admin/setup',
+  'POST /api/v1/admin/setup',
+  // The console's static files (the app signs in through the session routes) and / redirecting to it.
+  'GET /',
+  'GET /admin',
+  'GET /admin/*',
   // The widget's init hands out the visitor token every other widget route asks for.
   'POST /v1/widget/init',
   // CORS preflights carry no credentials: one under each widget mount (the chat, the shop's coupon).
@@ -21,11 +28,13 @@ const EXPECTED_AUTH_NONE = [
   'OPTIONS /api/v1/widget/*',
 ].sort();
 
-/** The admin routes that may skip the admin credential: the session routes, nothing else. */
+/** The admin routes that may skip the admin credential: the session and first-run setup routes, nothing else. */
 const ADMIN_AUTH_NONE = new Set([
   'DELETE /api/v1/admin/session',
   'GET /api/v1/admin/session',
   'POST /api/v1/admin/session',
+  'GET /api/v1/admin/setup',
+  'POST /api/v1/admin/setup',
 ]);
 
 type Recorded = { route: string; auth: unknown };
@@ -77,7 +86,7 @@ describe('routes that skip authentication', () => {
     assert.deepEqual(authNone(), EXPECTED_AUTH_NONE);
   });
 
-  test('no admin route skips the admin credential but the session routes', () => {
+  test('no admin route skips the admin credential but the session and setup routes', () => {
     const admin = recorded.filter((r) => r.route.split(' ')[1]?.startsWith(ADMIN_PREFIX));
     const skipping = admin.filter((r) => r.auth === 'none').map((r) => r.route);
     assert.deepEqual([...new Set(skipping)].sort(), [...ADMIN_AUTH_NONE].sort());

@@ -37,11 +37,16 @@ const OPS_ROUTES: ReadonlyArray<{ method: HTTPMethods; path: string }> = [
 /** `/a/:id` → `/a/{id}` (how OpenAPI names path parameters). */
 const toOpenApi = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
-/** The browser session routes: cookie only or no credential yet (tested on their own above). */
+/**
+ * The browser session routes (cookie only or no credential yet) and first-run setup (the setup
+ * code is the credential): tested on their own above.
+ */
 const SESSION_ROUTES = new Set([
   'POST /api/v1/admin/session',
   'GET /api/v1/admin/session',
   'DELETE /api/v1/admin/session',
+  'GET /api/v1/admin/setup',
+  'POST /api/v1/admin/setup',
 ]);
 
 describe('OpenAPI document', () => {
@@ -90,6 +95,14 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test('first-run setup needs no credential and documents its refusals', () => {
+    const setup = operation('POST', '/api/v1/admin/setup');
+    assert.ok(setup.security === undefined || setup.security.length === 0);
+    for (const status of ['201', '403', '409', '422', '429']) assert.ok(setup.responses[status], status);
+    const status = operation('GET', '/api/v1/admin/setup');
+    assert.ok(status.security === undefined || status.security.length === 0);
+  });
+
   test('the route list under test matches the real router', () => {
     for (const route of [
       ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.openapi.replace('{id}', ':id') })),
@@ -99,18 +112,24 @@ describe('OpenAPI document', () => {
     }
   });
 
-  test('documents every registered route except the docs pages themselves', () => {
+  test('documents every registered route except the docs pages and the console files', () => {
     const routes = routesOf(t.app.printRoutes({ commonPrefix: false }));
     assert.ok(routes.some((route) => route.path === '/api/v1/admin/agents/:id' && route.method === 'PATCH'));
-    // CORS preflights (OPTIONS on the widget surface) are not API operations.
+    // CORS preflights (OPTIONS on the widget surface) are not API operations, nor are the
+    // console's static files under /admin (its API is /api/v1/admin).
+    const isConsoleFile = (path: string) => path === '/admin' || /^\/admin[/*]/.test(path);
     const served = routes.filter(
-      (route) => route.method !== 'HEAD' && route.method !== 'OPTIONS' && !route.path.startsWith('/docs'),
+      (route) =>
+        route.method !== 'HEAD' &&
+        route.method !== 'OPTIONS' &&
+        !route.path.startsWith('/docs') &&
+        !isConsoleFile(route.path),
     );
     assert.ok(served.length >= ADMIN_ROUTES.length + OPS_ROUTES.length, JSON.stringify(served));
     for (const route of served) operation(route.method, route.path);
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
-    );
+    const documented = Object.entries(doc.paths)
+      .filter(([path]) => !isConsoleFile(path))
+      .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
     assert.deepEqual(
       documented.sort(),
       served.map((route) => `${route.method} ${toOpenApi(route.path)}`).sort(),

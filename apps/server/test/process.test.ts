@@ -1,7 +1,7 @@
 // Black-box tests of the real processes on the embedded store: `main.ts` and the CLI.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -61,6 +61,19 @@ describe('service process on the embedded store', () => {
     assert.ok(existsSync(join(dataDir, LOCK_NAME)));
     assert.equal((await stat(join(dataDir, 'control.sock'))).mode & 0o777, 0o600);
     assert.ok(service.lines.some((line) => /No users yet/.test(String(line.msg))));
+  });
+
+  test('with no user yet, logs the console URL and a one-time setup code it wrote to DATA_DIR/setup-code (0600)', async () => {
+    const file = join(dataDir, 'setup-code');
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    const code = (await readFile(file, 'utf8')).trim();
+    assert.match(code, /^[A-Z2-9]{4}(?:-[A-Z2-9]{4}){3}$/);
+    const line = service.lines.find((entry) => /No users yet/.test(String(entry.msg)));
+    assert.ok(line);
+    assert.ok(text(line.msg).includes(`${url}/admin/`), text(line.msg));
+    assert.ok(text(line.msg).includes(code), 'the log names the code');
+    const status = await fetch(`${url}/api/v1/admin/setup`);
+    assert.deepEqual(await status.json(), { data: { needs_setup: true } });
   });
 
   test('a second service on the same DATA_DIR exits non-zero with a clear message', async () => {
@@ -257,6 +270,11 @@ describe('service process on the embedded store', () => {
     );
     next.signal('SIGTERM');
     assert.deepEqual(await next.waitForExit(), { code: 0, signal: null }, next.stderr);
+    assert.equal(
+      existsSync(join(dataDir, 'setup-code')),
+      false,
+      'set up by the CLI: the old setup code is gone',
+    );
   });
 });
 

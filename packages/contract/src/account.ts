@@ -100,3 +100,27 @@ export const ZTwoFactorDisable = z
 
 /** The recovery codes, shown once when two-factor is turned on. */
 export const ZRecoveryCodes = z.object({ recovery_codes: z.array(zText()) });
+
+/** `GET /api/v1/admin/setup`: whether the installation still has no user (the console then shows its setup form). */
+export const ZSetupStatus = z.object({ needs_setup: z.boolean() });
+export type TSetupStatus = z.infer<typeof ZSetupStatus>;
+
+/** A one-time setup code as the service prints it: four groups of four letters and digits. */
+export const SETUP_CODE_PATTERN = /^[A-Z2-9]{4}(?:-[A-Z2-9]{4}){3}$/;
+
+/**
+ * Body of `POST /api/v1/admin/setup`: the first user and workspace, created like `cli bootstrap`.
+ * `setup_code` is the one the service logged at start (and wrote to `DATA_DIR/setup-code`).
+ */
+export const ZSetupRequest = z.strictObject({
+  setup_code: zText().trim().min(1, 'Enter the setup code from the service’s log.').max(40),
+  email: storable(z.email().max(254)),
+  password: zText()
+    .min(8, 'The password must be at least 8 characters.')
+    .refine(
+      (value) => new TextEncoder().encode(value).length <= 72,
+      'The password must be at most 72 bytes.',
+    ),
+  workspace_name: zText().trim().min(1, 'Name the workspace.').max(120),
+});
+export type TSetupRequest = z.infer<typeof ZSetupRequest>;

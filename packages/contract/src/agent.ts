@@ -60,7 +60,7 @@ export const ZAllowedOrigins = z
   });
 
 const agentWritable = {
-  name: zText().trim().min(1).max(120),
+  name: zText().trim().min(1, 'Name the agent.').max(120, 'The name must be at most 120 characters.'),
   site_type: ZSiteType,
   language_default: ZLanguageTag.nullable(),
   is_published: z.boolean(),
@@ -112,3 +112,15 @@ export const ZAgent = z.object({
   updated_at: zText(),
 });
 export type TAgent = z.infer<typeof ZAgent>;
+
+/** `GET /api/v1/admin/agents/{id}/embed`: the one script tag a site owner pastes. */
+export const ZAgentEmbed = z.object({
+  agent_id: zText(),
+  script_url: zText().describe(
+    '/widget/widget.js?v=<build hash>: a stable path, the query only busts caches',
+  ),
+  snippet: zText().describe('The one script tag to paste before </body>'),
+  is_published: z.boolean(),
+  allowed_origins: z.array(zText()),
+});
+export type TAgentEmbed = z.infer<typeof ZAgentEmbed>;

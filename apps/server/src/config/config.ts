@@ -102,6 +102,7 @@ export const ZEnv = z.object({
       .transform((value) => value === 'true' || value === '1'),
   ),
   WIDGET_DIST_DIR: optionalString,
+  ADMIN_DIST_DIR: optionalString,
   TRUST_PROXY: z.preprocess(
     emptyToUndefined,
     z
@@ -207,6 +208,8 @@ export type Config = Readonly<{
   demoSeed: boolean;
   /** Where the built widget (manifest.json, widget.<hash>.js, locales/) is read from. */
   widgetDistDir: string;
+  /** Where the built admin console (index.html, assets/) is read from; served at /admin/. */
+  adminDistDir: string;
   /** Admin API requests per minute per credential (token or session). */
   adminRateLimitPerMinute: number;
   /** Admin search, uploads, new sources and reindex per minute per credential. */
@@ -236,6 +239,9 @@ export function hasAppKey(config: Config): config is KeyedConfig {
 
 /** The widget package's build output, beside this package in the repository (src and dist alike). */
 const DEFAULT_WIDGET_DIST_DIR = fileURLToPath(new URL('../../../widget/dist/', import.meta.url));
+
+/** The admin console's build output, beside this package in the repository. */
+const DEFAULT_ADMIN_DIST_DIR = fileURLToPath(new URL('../../../admin/dist/', import.meta.url));
 
 /** Raised when the environment does not parse; its message lists every bad variable. */
 export class ConfigError extends Error {
@@ -343,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     demoSeed: e.DEMO_SEED,
     widgetDistDir: e.WIDGET_DIST_DIR ?? DEFAULT_WIDGET_DIST_DIR,
+    adminDistDir: e.ADMIN_DIST_DIR ?? DEFAULT_ADMIN_DIST_DIR,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     crawlDelayMs: e.CRAWL_DELAY_MS,

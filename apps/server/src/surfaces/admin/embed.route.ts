@@ -1,21 +1,10 @@
-import { dataEnvelope } from '@service/contract';
+import { dataEnvelope, ZAgentEmbed } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { getAgent } from '../../services/agents/agents.js';
 import { WIDGET_BUNDLE_PATH, widgetAssets } from '../../widget-assets/widget-manifest.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
-
-const ZEmbed = z.object({
-  agent_id: z.string(),
-  script_url: z
-    .string()
-    .describe('/widget/widget.js?v=<build hash>: a stable path, the query only busts caches'),
-  snippet: z.string().describe('The one script tag to paste before </body>'),
-  is_published: z.boolean(),
-  allowed_origins: z.array(z.string()),
-});
 
 /** Escapes a value for a double-quoted HTML attribute. */
 function attribute(value: string): string {
@@ -37,7 +26,7 @@ export function embedRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'a published agent from its allowed_origins.',
           security: bearerSecurity,
           params: ZIdParams,
-          response: { 200: dataEnvelope(ZEmbed), ...recordErrorResponses },
+          response: { 200: dataEnvelope(ZAgentEmbed), ...recordErrorResponses },
         },
       },
       async (request) => {

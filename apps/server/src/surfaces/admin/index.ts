@@ -12,6 +12,7 @@ import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
 import { searchRoutes } from './search.route.js';
 import { sessionRoutes } from './session.route.js';
+import { setupRoutes } from './setup.route.js';
 import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
 import { twoFactorRoutes } from './two-factor.route.js';
@@ -32,7 +33,8 @@ function credentialKey(auth: AdminAuth): string {
  * X-CSRF-Token on requests that change something), each credential within its per-minute
  * budgets (ADMIN_RATE_LIMIT_PER_MINUTE, and ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE for routes
  * with `config.expensive`). The session routes (`/session`) say `auth: 'none'`: signing in is
- * how a browser gets credentials, and they read the cookie themselves.
+ * how a browser gets credentials, and they read the cookie themselves; so do the first-run
+ * setup routes (`/setup`), whose credential is the setup code.
  */
 export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | 'adminExpensive' | 'login'>) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -48,6 +50,7 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
       request.adminAuth = auth;
     });
     await app.register(sessionRoutes(deps, limits, { cookiePath: ADMIN_PREFIX }), { prefix: '/session' });
+    await app.register(setupRoutes(deps, limits, { cookiePath: ADMIN_PREFIX }), { prefix: '/setup' });
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));

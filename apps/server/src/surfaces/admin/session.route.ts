@@ -121,7 +121,7 @@ export function sessionRoutes(
 }
 
 /** HttpOnly, SameSite=Strict, admin paths only, Secure whenever the request came over HTTPS. */
-function sessionCookieOptions(
+export function sessionCookieOptions(
   request: FastifyRequest,
   path: string,
 ): Parameters<FastifyReply['setCookie']>[2] {
@@ -133,7 +133,7 @@ function sessionCookieOptions(
  * account). A browser names the page's origin; it must be this service's. Clients that send no
  * Origin (scripts, curl) are not browsers and pass.
  */
-function refuseCrossSite(request: FastifyRequest, publicBaseUrl: string | undefined): void {
+export function refuseCrossSite(request: FastifyRequest, publicBaseUrl: string | undefined): void {
   const origin = headerOf(request, 'origin');
   if (origin === undefined) return;
   const own = new Set([`${request.protocol}://${request.host}`]);

@@ -1,0 +1,124 @@
+import { dataEnvelope, ZServiceError } from '@service/contract';
+import { z } from 'zod';
+
+// Every answer is `{data}`; the route's own schema then checks what is inside.
+const ZAnyEnvelope = dataEnvelope(z.unknown());
+
+/** Where the admin API is mounted (the service's ADMIN_PREFIX). */
+export const API_BASE = '/api/v1/admin';
+
+/** An answer of 400 and above, in the service's envelope `{message, code, errors}`. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Field path → messages, shown next to the fields. */
+    readonly errors: Record<string, string[]>,
+    /** Seconds to wait (429 Retry-After), when the service said. */
+    readonly retryAfter: number | null,
+  ) {
+    super(message);
+  }
+}
+
+type Handlers = {
+  /** The session's CSRF token, sent on every request that changes something. */
+  csrfToken: () => string | null;
+  /** Called on a 401 from a route that needs a session: the session ended. */
+  onUnauthenticated: () => void;
+};
+
+let handlers: Handlers = { csrfToken: () => null, onUnauthenticated: () => {} };
+
+/** Wires the API client to the session (set once by the session module). */
+export function configureApi(next: Handlers): void {
+  handlers = next;
+}
+
+type RequestOptions = {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  /** A 401 here is an answer, not an ended session (signing in, reading the session). */
+  isSessionCall?: boolean;
+};
+
+/**
+ * Calls the admin API and parses the `{data}` answer with the contract's schema. Errors become
+ * an {@link ApiError}; a 401 on a signed-in route ends the session.
+ */
+export async function api<T extends z.ZodType>(
+  path: string,
+  schema: T,
+  options: RequestOptions = {},
+): Promise<z.infer<T>> {
+  const response = await send(path, options);
+  const envelope = ZAnyEnvelope.safeParse(await response.json().catch(() => null));
+  const parsed = schema.safeParse(envelope.success ? envelope.data.data : undefined);
+  if (!parsed.success) {
+    throw new ApiError(response.status, 'bad_answer', 'The service answered something unexpected.', {}, null);
+  }
+  return parsed.data;
+}
+
+/** Calls a route that answers 204 (no body). */
+export async function apiVoid(path: string, options: RequestOptions = {}): Promise<void> {
+  await send(path, options);
+}
+
+async function send(path: string, options: RequestOptions): Promise<Response> {
+  const method = options.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const csrf = handlers.csrfToken();
+  if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+  let response: Response;
+  try {
+    response = await fetch(`${API_BASE}${path}`, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+  } catch {
+    throw new ApiError(0, 'network', 'The service could not be reached. Check your connection.', {}, null);
+  }
+  if (response.ok) return response;
+  const error = await errorOf(response);
+  if (error.status === 401 && !options.isSessionCall) handlers.onUnauthenticated();
+  throw error;
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const body = ZServiceError.safeParse(await response.json().catch(() => null));
+  const retry = Number(response.headers.get('retry-after'));
+  const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : null;
+  if (!body.success) {
+    return new ApiError(
+      response.status,
+      'unknown',
+      `The service answered ${response.status}.`,
+      {},
+      retryAfter,
+    );
+  }
+  return new ApiError(response.status, body.data.code, body.data.message, body.data.errors, retryAfter);
+}
+
+/** Field errors of a zod check, keyed like the service's `errors` (so one form shows both). */
+export function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join('.') || 'input';
+    errors[key] = [...(errors[key] ?? []), issue.message];
+  }
+  return errors;
+}
+
+/** What a 429 tells the user: how long to wait. */
+export function waitMessage(seconds: number | null): string {
+  return seconds
+    ? `Too many attempts. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`
+    : 'Too many attempts. Try again in a minute.';
+}

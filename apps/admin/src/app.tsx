@@ -1,0 +1,86 @@
+import { useSignalEffect } from '@preact/signals';
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
+import { Shell } from './components/shell';
+import { PATHS, safeNext, signInPath } from './paths';
+import { loadSession, needsSetup, session, signedOut } from './session';
+
+const Setup = lazy(() => import('./routes/setup').then((module) => module.Setup));
+const SignIn = lazy(() => import('./routes/sign-in').then((module) => module.SignIn));
+const Agents = lazy(() => import('./routes/agents').then((module) => module.Agents));
+const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module.NewAgent));
+const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
+
+/** The console: decides, from the session, which screen a path may show, then routes. */
+export function App() {
+  return (
+    <LocationProvider>
+      <ErrorBoundary>
+        <Gate />
+      </ErrorBoundary>
+    </LocationProvider>
+  );
+}
+
+const PUBLIC_PATHS: readonly string[] = [PATHS.setup, PATHS.signIn];
+
+function Gate() {
+  const location = useLocation();
+  const [loadError, setLoadError] = useState<string | null>(null);
+  useEffect(() => {
+    loadSession().catch((error: unknown) =>
+      setLoadError(error instanceof Error ? error.message : 'The console could not start.'),
+    );
+  }, []);
+
+  // Keeps the path in step with the session: setup first, then sign-in, then the console.
+  useSignalEffect(() => {
+    const current = session.value;
+    const setup = needsSetup.value;
+    if (current === undefined || setup === undefined) return;
+    const here = location.path;
+    if (setup) {
+      if (here !== PATHS.setup) location.route(PATHS.setup, true);
+    } else if (current === null) {
+      if (here !== PATHS.signIn)
+        location.route(signedOut.peek() ? PATHS.signIn : signInPath(location.url), true);
+    } else if (PUBLIC_PATHS.includes(here) || here === PATHS.home || here === '/admin') {
+      location.route(safeNext(location.query.next), true);
+    }
+  });
+
+  if (loadError) {
+    return (
+      <main class="center-page">
+        <div class="card" role="alert">
+          <h1>The console could not start</h1>
+          <p>{loadError}</p>
+        </div>
+      </main>
+    );
+  }
+  if (session.value === undefined || needsSetup.value === undefined) {
+    return (
+      <main class="center-page" aria-busy="true">
+        <p class="muted">Loading…</p>
+      </main>
+    );
+  }
+  if (needsSetup.value || session.value === null) {
+    return (
+      <Router>
+        <Route path={PATHS.setup} component={Setup} />
+        <Route default component={SignIn} />
+      </Router>
+    );
+  }
+  return (
+    <Shell>
+      <Router>
+        <Route path={PATHS.agents} component={Agents} />
+        <Route path={PATHS.newAgent} component={NewAgent} />
+        <Route default component={NotFound} />
+      </Router>
+    </Shell>
+  );
+}

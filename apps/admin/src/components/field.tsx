@@ -1,0 +1,89 @@
+import type { TargetedEvent } from 'preact';
+import { AlertIcon } from './icons';
+
+type FieldProps = {
+  /** The input's name, also the key of its errors in the service's `errors`. */
+  name: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  errors?: Record<string, string[]>;
+  type?: 'text' | 'email' | 'password' | 'url';
+  autocomplete?: string;
+  hint?: string;
+  inputMode?: 'numeric' | 'text';
+  required?: boolean;
+  autofocus?: boolean;
+  disabled?: boolean;
+};
+
+/** A labelled input with its hint and its errors beside it (read out with the field). */
+export function Field(props: FieldProps) {
+  const id = `field-${props.name}`;
+  const messages = props.errors?.[props.name] ?? [];
+  const described = [props.hint ? `${id}-hint` : null, messages.length > 0 ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(' ');
+  const onInput = (event: TargetedEvent<HTMLInputElement>) => props.onInput(event.currentTarget.value);
+  return (
+    <div class={`field${messages.length > 0 ? ' has-error' : ''}`}>
+      <label for={id}>{props.label}</label>
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {inputOf(props.type ?? 'text', {
+        id,
+        name: props.name,
+        value: props.value,
+        onInput,
+        autocomplete: props.autocomplete,
+        inputMode: props.inputMode,
+        required: props.required,
+        autofocus: props.autofocus,
+        disabled: props.disabled,
+        'aria-invalid': messages.length > 0 ? 'true' : undefined,
+        'aria-describedby': described || undefined,
+      })}
+      {messages.length > 0 ? (
+        <p class="field-error" id={`${id}-error`}>
+          <AlertIcon size={16} />
+          <span>{messages.join(' ')}</span>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+type InputProps = {
+  id: string;
+  name: string;
+  value: string;
+  onInput: (event: TargetedEvent<HTMLInputElement>) => void;
+  autocomplete: string | undefined;
+  inputMode: 'numeric' | 'text' | undefined;
+  required: boolean | undefined;
+  autofocus: boolean | undefined;
+  disabled: boolean | undefined;
+  'aria-invalid': 'true' | undefined;
+  'aria-describedby': string | undefined;
+};
+
+// One literal `type` per branch: preact's input attributes are a union keyed by `type`.
+function inputOf(type: NonNullable<FieldProps['type']>, props: InputProps) {
+  if (type === 'password') return <input type="password" {...props} />;
+  if (type === 'email') return <input type="email" {...props} />;
+  if (type === 'url') return <input type="url" {...props} />;
+  return <input type="text" {...props} />;
+}
+
+/** A form-level message (an error the service gave that names no field, or a wait). */
+export function FormMessage(props: { kind: 'error' | 'info'; children: string }) {
+  return (
+    <div class={`form-message ${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+      {props.kind === 'error' ? <AlertIcon size={18} /> : null}
+      <span>{props.children}</span>
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+import type { JSX } from 'preact';
+
+// Inline SVG icons (no icon font, no emoji: they render the same everywhere). Always
+// decorative: the text beside each says what it means.
+type IconProps = { size?: number };
+
+function Svg(props: IconProps & { children: JSX.Element | JSX.Element[] }) {
+  const size = props.size ?? 20;
+  return (
+    <svg
+      width={size}
+      height={size}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="2"
+      stroke-linecap="round"
+      stroke-linejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
+      {props.children}
+    </svg>
+  );
+}
+
+/** A speech bubble: the product's mark and the agents nav entry. */
+export const ChatIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z" />
+  </Svg>
+);
+
+/** An arrow out of a door: sign out. */
+export const SignOutIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4" />
+    <polyline points="16 17 21 12 16 7" />
+    <line x1="21" y1="12" x2="9" y2="12" />
+  </Svg>
+);
+
+/** A globe: allowed origins. */
+export const GlobeIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <circle cx="12" cy="12" r="10" />
+    <line x1="2" y1="12" x2="22" y2="12" />
+    <path d="M12 2a15.3 15.3 0 0 1 4 10 15.3 15.3 0 0 1-4 10 15.3 15.3 0 0 1-4-10 15.3 15.3 0 0 1 4-10z" />
+  </Svg>
+);
+
+/** A stack of pages: knowledge. */
+export const BookIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="M4 19.5A2.5 2.5 0 0 1 6.5 17H20" />
+    <path d="M6.5 2H20v20H6.5A2.5 2.5 0 0 1 4 19.5v-15A2.5 2.5 0 0 1 6.5 2z" />
+  </Svg>
+);
+
+/** A plus: create. */
+export const PlusIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <line x1="12" y1="5" x2="12" y2="19" />
+    <line x1="5" y1="12" x2="19" y2="12" />
+  </Svg>
+);
+
+/** A circled exclamation mark: an error. */
+export const AlertIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <circle cx="12" cy="12" r="10" />
+    <line x1="12" y1="8" x2="12" y2="12" />
+    <line x1="12" y1="16" x2="12.01" y2="16" />
+  </Svg>
+);
+
+/** A padlock: sign-in and two-factor. */
+export const LockIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <rect x="3" y="11" width="18" height="11" rx="2" ry="2" />
+    <path d="M7 11V7a5 5 0 0 1 10 0v4" />
+  </Svg>
+);

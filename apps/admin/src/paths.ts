@@ -1,0 +1,23 @@
+/** The console's screens (the service serves index.html for every path under /admin/). */
+export const PATHS = {
+  home: '/admin/',
+  setup: '/admin/setup',
+  signIn: '/admin/sign-in',
+  agents: '/admin/agents',
+  newAgent: '/admin/agents/new',
+} as const;
+
+/** Where to go after signing in: `next` when it is a console path, else the agents list. */
+export function safeNext(next: string | undefined): string {
+  // Only paths of this console: never another origin (`//evil`) nor a non-console page.
+  if (next?.startsWith('/admin/') && !next.startsWith('//') && !next.includes('\\')) return next;
+  return PATHS.agents;
+}
+
+/** The sign-in address that returns to `current` afterwards. */
+export function signInPath(current: string): string {
+  const isConsolePage = current.startsWith('/admin/') && !current.startsWith(PATHS.signIn);
+  return isConsolePage && current !== PATHS.home
+    ? `${PATHS.signIn}?next=${encodeURIComponent(current)}`
+    : PATHS.signIn;
+}

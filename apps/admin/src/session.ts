@@ -1,0 +1,61 @@
+import { signal } from '@preact/signals';
+import { type TAdminSession, type TSessionLogin, ZAdminSession, ZSetupStatus } from '@service/contract';
+import { ApiError, api, apiVoid, configureApi } from './api';
+
+/** The signed-in session; null when signed out; undefined until the first check answers. */
+export const session = signal<TAdminSession | null | undefined>(undefined);
+/** Whether the installation has no user yet (the setup form is the only screen then). */
+export const needsSetup = signal<boolean | undefined>(undefined);
+/** Set when a session ended under the user (a 401): the sign-in screen says so. */
+export const sessionEnded = signal(false);
+/** Set when the user signed out: sign-in then offers no way back to the page they left. */
+export const signedOut = signal(false);
+
+configureApi({
+  csrfToken: () => session.value?.csrf_token ?? null,
+  onUnauthenticated: () => {
+    if (session.value) sessionEnded.value = true;
+    session.value = null;
+  },
+});
+
+/** Reads whether setup is needed and, if not, the current session (a 401 means signed out). */
+export async function loadSession(): Promise<void> {
+  const status = await api('/setup', ZSetupStatus, { isSessionCall: true });
+  needsSetup.value = status.needs_setup;
+  if (status.needs_setup) {
+    session.value = null;
+    return;
+  }
+  try {
+    session.value = await api('/session', ZAdminSession, { isSessionCall: true });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) session.value = null;
+    else throw error;
+  }
+}
+
+/** Signs in (the service sets the HttpOnly cookie; the answer carries the CSRF token). */
+export async function signIn(input: TSessionLogin): Promise<void> {
+  session.value = await api('/session', ZAdminSession, { method: 'POST', body: input, isSessionCall: true });
+  sessionEnded.value = false;
+  signedOut.value = false;
+}
+
+/** Adopts the session the setup form opened. */
+export function adoptSession(next: TAdminSession): void {
+  needsSetup.value = false;
+  sessionEnded.value = false;
+  session.value = next;
+}
+
+/** Signs out; the session is forgotten here even when the service already ended it. */
+export async function signOut(): Promise<void> {
+  try {
+    await apiVoid('/session', { method: 'DELETE', isSessionCall: true });
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+  }
+  signedOut.value = true;
+  session.value = null;
+}
