@@ -46,6 +46,7 @@ const NO_TEXT_INPUT = new Set([
   'GET /readyz',
   'GET /api/v1/admin/session',
   'DELETE /api/v1/admin/session',
+  'GET /api/v1/admin/setup',
   'GET /api/v1/admin/agents',
   'GET /api/v1/admin/tokens',
   'GET /api/v1/admin/me',
@@ -59,6 +60,8 @@ const NO_TEXT_INPUT = new Set([
   'POST /v1/widget/conversation/clear',
   'DELETE /v1/widget/me',
   'GET /demo',
+  'GET /',
+  'GET /admin',
 ]);
 
 /** Path parameters whose route checks their shape: a well-shaped value that names nothing. */
