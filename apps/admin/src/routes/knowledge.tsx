@@ -31,6 +31,7 @@ const BUSY = new Set(['queued', 'fetching', 'indexing']);
 /** How often the list is read again while a source is busy. */
 const POLL_MS = 1500;
 
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 const messageOf = (error: unknown, fallback: string) => (error instanceof Error ? error.message : fallback);
 
 /** An agent's knowledge: its sources with live progress, adding one, uploads, re-index and delete. */
@@ -94,7 +95,7 @@ export function Knowledge() {
         }
       />
       <AddSource base={base} onAdded={loadSources} />
-      <Uploads base={base} onUploaded={loadSources} />
+      <Uploads base={base} sources={sources} onUploaded={loadSources} />
     </section>
   );
 }
@@ -257,7 +258,13 @@ function SourceRow(props: {
         {progress.documents_indexed} of {source.document_count} indexed
         {progress.documents_failed > 0 ? `, ${progress.documents_failed} failed` : ''}
       </td>
-      <td data-label="Last sync">{dateOf(source.last_synced_at ?? run?.finished_at ?? null)}</td>
+      <td data-label="Last sync">
+        {fetched || source.last_synced_at ? (
+          dateOf(source.last_synced_at ?? run?.finished_at ?? null)
+        ) : (
+          <span class="muted">Added {dateOf(source.created_at)}</span>
+        )}
+      </td>
       <td class="row-actions">
         {canReindex ? (
           <button
@@ -323,8 +330,8 @@ function DeleteDialog(props: {
     >
       <h2 id="delete-title">Delete this source?</h2>
       <p id="delete-text">
-        “{props.source?.name}” and its {props.source?.document_count ?? 0} documents will be removed from the
-        agent’s knowledge. This cannot be undone.
+        “{props.source?.name}” and its {plural(props.source?.document_count ?? 0, 'document')} will be removed
+        from the agent’s knowledge. This cannot be undone.
       </p>
       {message ? <FormMessage kind="error">{message}</FormMessage> : null}
       <div class="actions">
@@ -510,6 +517,8 @@ type UploadItem = {
   share: number;
   state: 'sending' | 'done' | 'refused';
   result: string;
+  /** The source the file became, once accepted. */
+  sourceId?: string;
 };
 
 const ACCEPT = UPLOAD_ACCEPTED_EXTENSIONS.map((extension) => `.${extension}`).join(',');
@@ -539,7 +548,13 @@ let nextUpload = 0;
  * Files dropped or picked: each goes in its own request, so each has its own progress bar and
  * its own answer (the service takes a request's files all or nothing).
  */
-function Uploads(props: { base: string; onUploaded: () => Promise<void> }) {
+function Uploads(props: { base: string; sources: TSource[] | null; onUploaded: () => Promise<void> }) {
+  const statusOf = (sourceId: string | undefined) => {
+    const source = props.sources?.find((candidate) => candidate.id === sourceId);
+    if (!source) return 'added';
+    if (source.status === 'failed') return `not indexed: ${source.error ?? 'failed'}`;
+    return source.status === 'indexed' ? 'indexed' : 'added, indexing…';
+  };
   const [items, setItems] = useState<UploadItem[]>([]);
   const [isOver, setOver] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -559,7 +574,8 @@ function Uploads(props: { base: string; onUploaded: () => Promise<void> }) {
       update(item.id, {
         share: 1,
         state: 'done',
-        result: `Read as ${type}, ${sizeOf(meta.success ? meta.data.size_bytes : item.file.size)}: added, indexing.`,
+        result: `Read as ${type}, ${sizeOf(meta.success ? meta.data.size_bytes : item.file.size)}`,
+        ...(source ? { sourceId: source.id } : {}),
       });
       await props.onUploaded();
     } catch (error) {
@@ -637,7 +653,11 @@ function Uploads(props: { base: string; onUploaded: () => Promise<void> }) {
                 </progress>
               ) : null}
               <span class="upload-result" role="status">
-                {item.state === 'sending' ? `Sending… ${Math.round(item.share * 100)}%` : item.result}
+                {item.state === 'sending'
+                  ? `Sending… ${Math.round(item.share * 100)}%`
+                  : item.state === 'done'
+                    ? `${item.result}: ${statusOf(item.sourceId)}.`
+                    : item.result}
               </span>
             </li>
           ))}

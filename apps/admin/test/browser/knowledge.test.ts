@@ -148,7 +148,7 @@ describe('admin console: knowledge', () => {
         const uploads = page.getByRole('list', { name: 'Uploads' });
         await uploads
           .locator('li', { hasText: 'returns-policy.pdf' })
-          .getByText(/^Read as PDF, [\d.]+ KB: added, indexing\.$/)
+          .getByText(/^Read as PDF, [\d.]+ KB: (added|added, indexing…|indexed)\.$/)
           .waitFor(WAIT);
         await uploads
           .locator('li', { hasText: 'invoice.pdf' })
@@ -171,6 +171,7 @@ describe('admin console: knowledge', () => {
 
         await row(page, 'returns-policy.pdf').getByText('Indexed', { exact: true }).waitFor(WAIT);
         await row(page, 'hours.md').getByText('Indexed', { exact: true }).waitFor(WAIT);
+        await uploads.getByText(/^Read as PDF, [\d.]+ KB: indexed\.$/).waitFor();
         await checkScreen(page, 'knowledge-uploads');
       },
       /^(401 GET \/api\/v1\/admin\/session|422 POST \/api\/v1\/admin\/agents\/[^/]+\/uploads)$/,
