@@ -3,8 +3,11 @@ import {
   CRAWL_DEFAULT_PAGES,
   CRAWL_MAX_DEPTH,
   CRAWL_MAX_PAGES,
+  DEFAULT_SQL_PORTS,
+  type SqlEngine,
   type TAgent,
   type TSource,
+  type TSqlTestResult,
   UPLOAD_ACCEPTED_EXTENSIONS,
   UPLOAD_FIELD,
   UPLOAD_MAX_FILES,
@@ -12,8 +15,10 @@ import {
   ZSource,
   ZSourceCreateCrawl,
   ZSourceCreateSitemap,
+  ZSourceCreateSql,
   ZSourceCreateText,
   ZSourceCreateUrl,
+  ZSqlTestResult,
   ZUploadMetadata,
 } from '@service/contract';
 import type { TargetedEvent, TargetedSubmitEvent } from 'preact';
@@ -348,20 +353,58 @@ function DeleteDialog(props: {
   );
 }
 
-type Kind = 'crawl' | 'sitemap' | 'url' | 'text';
+type Kind = 'crawl' | 'sitemap' | 'url' | 'text' | 'sql';
 const KINDS: ReadonlyArray<{ kind: Kind; label: string; hint: string }> = [
   { kind: 'crawl', label: 'Crawl a site', hint: 'Follows links from a start page on the same site.' },
   { kind: 'sitemap', label: 'Sitemap', hint: 'Reads the pages a sitemap.xml lists.' },
   { kind: 'url', label: 'One page', hint: 'Reads a single web page.' },
   { kind: 'text', label: 'Text', hint: 'Paste text the agent should know.' },
+  {
+    kind: 'sql',
+    label: 'SQL database',
+    hint: 'Each row of one read-only SELECT on PostgreSQL or MySQL/MariaDB becomes a document.',
+  },
 ];
 
-type Draft = { name: string; url: string; maxPages: string; maxDepth: string; text: string };
+type Draft = {
+  name: string;
+  url: string;
+  maxPages: string;
+  maxDepth: string;
+  text: string;
+  engine: SqlEngine;
+  host: string;
+  port: string;
+  database: string;
+  user: string;
+  password: string;
+  query: string;
+  ssl: boolean;
+  titleColumn: string;
+  urlColumn: string;
+};
 
 /** The body of a new source of `kind`, checked with the contract's own schema. */
 function bodyOf(kind: Kind, draft: Draft) {
   const name = draft.name.trim() === '' ? {} : { name: draft.name };
   const pages = (value: string, fallback: number) => (value.trim() === '' ? fallback : Number(value));
+  const optional = (key: string, value: string) => (value.trim() === '' ? {} : { [key]: value });
+  if (kind === 'sql') {
+    return ZSourceCreateSql.safeParse({
+      type: 'sql',
+      ...name,
+      engine: draft.engine,
+      host: draft.host,
+      ...(draft.port.trim() === '' ? {} : { port: Number(draft.port) }),
+      database: draft.database,
+      user: draft.user,
+      password: draft.password,
+      query: draft.query,
+      ssl: draft.ssl,
+      ...optional('title_column', draft.titleColumn),
+      ...optional('url_column', draft.urlColumn),
+    });
+  }
   if (kind === 'text') return ZSourceCreateText.safeParse({ type: 'text', ...name, text: draft.text });
   if (kind === 'url') return ZSourceCreateUrl.safeParse({ type: 'url', ...name, url: draft.url.trim() });
   if (kind === 'sitemap') {
@@ -381,7 +424,23 @@ function bodyOf(kind: Kind, draft: Draft) {
   });
 }
 
-const EMPTY: Draft = { name: '', url: '', maxPages: '', maxDepth: '', text: '' };
+const EMPTY: Draft = {
+  name: '',
+  url: '',
+  maxPages: '',
+  maxDepth: '',
+  text: '',
+  engine: 'postgres',
+  host: '',
+  port: '',
+  database: '',
+  user: '',
+  password: '',
+  query: '',
+  ssl: false,
+  titleColumn: '',
+  urlColumn: '',
+};
 
 function AddSource(props: { base: string; onAdded: () => Promise<void> }) {
   const [kind, setKind] = useState<Kind>('crawl');
@@ -390,6 +449,31 @@ function AddSource(props: { base: string; onAdded: () => Promise<void> }) {
   const [message, setMessage] = useState<{ kind: 'error' | 'info'; text: string } | null>(null);
   const [isBusy, setBusy] = useState(false);
   const set = (key: keyof Draft) => (value: string) => setDraft({ ...draft, [key]: value });
+  const [preview, setPreview] = useState<TSqlTestResult | null>(null);
+  const [isTesting, setTesting] = useState(false);
+
+  const testConnection = async () => {
+    setMessage(null);
+    setPreview(null);
+    const parsed = bodyOf('sql', draft);
+    if (!parsed.success) {
+      setErrors(fieldErrorsOf(parsed.error));
+      return;
+    }
+    setErrors({});
+    setTesting(true);
+    try {
+      setPreview(
+        await api(`${props.base}/sources/test-sql`, ZSqlTestResult, { method: 'POST', body: parsed.data }),
+      );
+    } catch (error) {
+      if (error instanceof ApiError) setErrors(error.errors);
+      if (error instanceof ApiError && error.status === 401) return;
+      setMessage({ kind: 'error', text: messageOf(error, 'Could not test the connection.') });
+    } finally {
+      setTesting(false);
+    }
+  };
 
   const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -418,7 +502,6 @@ function AddSource(props: { base: string; onAdded: () => Promise<void> }) {
   };
 
   const hint = KINDS.find((entry) => entry.kind === kind)?.hint ?? '';
-  const textErrors = errors.text ?? [];
   return (
     <form class="card add-source" onSubmit={onSubmit} noValidate aria-labelledby="add-title">
       <h2 id="add-title">Add a source</h2>
@@ -442,24 +525,16 @@ function AddSource(props: { base: string; onAdded: () => Promise<void> }) {
       </fieldset>
       <p class="muted">{hint}</p>
       {kind === 'text' ? (
-        <div class={`field${textErrors.length > 0 ? ' has-error' : ''}`}>
-          <label for="field-text">Text</label>
-          <textarea
-            id="field-text"
-            name="text"
-            rows={6}
-            value={draft.text}
-            onInput={(event: TargetedEvent<HTMLTextAreaElement>) => set('text')(event.currentTarget.value)}
-            aria-invalid={textErrors.length > 0 ? 'true' : undefined}
-            aria-describedby={textErrors.length > 0 ? 'field-text-error' : undefined}
-          />
-          {textErrors.length > 0 ? (
-            <p class="field-error" id="field-text-error">
-              <AlertIcon size={16} />
-              <span>{textErrors.join(' ')}</span>
-            </p>
-          ) : null}
-        </div>
+        <TextArea
+          name="text"
+          label="Text"
+          rows={6}
+          value={draft.text}
+          onInput={set('text')}
+          errors={errors}
+        />
+      ) : kind === 'sql' ? (
+        <SqlFields draft={draft} set={set} setSsl={(ssl) => setDraft({ ...draft, ssl })} errors={errors} />
       ) : (
         <Field
           name="url"
@@ -501,13 +576,211 @@ function AddSource(props: { base: string; onAdded: () => Promise<void> }) {
       ) : null}
       <Field name="name" label="Name (optional)" value={draft.name} onInput={set('name')} errors={errors} />
       {message ? <FormMessage kind={message.kind}>{message.text}</FormMessage> : null}
+      {kind === 'sql' && preview ? <SqlPreview result={preview} /> : null}
       <div class="actions">
+        {kind === 'sql' ? (
+          <button
+            type="button"
+            class="button ghost"
+            onClick={() => void testConnection()}
+            disabled={isTesting}
+          >
+            {isTesting ? 'Testing…' : 'Test connection'}
+          </button>
+        ) : null}
         <button type="submit" class="button primary" disabled={isBusy}>
           <PlusIcon size={18} />
           <span>{isBusy ? 'Adding…' : 'Add source'}</span>
         </button>
       </div>
     </form>
+  );
+}
+
+/** A labelled text area with its errors beside it (as {@link Field} does for inputs). */
+function TextArea(props: {
+  name: string;
+  label: string;
+  rows: number;
+  value: string;
+  onInput: (value: string) => void;
+  errors: Record<string, string[]>;
+  hint?: string;
+}) {
+  const id = `field-${props.name}`;
+  const messages = props.errors[props.name] ?? [];
+  const described = [props.hint ? `${id}-hint` : null, messages.length > 0 ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <div class={`field${messages.length > 0 ? ' has-error' : ''}`}>
+      <label for={id}>{props.label}</label>
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      <textarea
+        id={id}
+        name={props.name}
+        rows={props.rows}
+        value={props.value}
+        onInput={(event: TargetedEvent<HTMLTextAreaElement>) => props.onInput(event.currentTarget.value)}
+        aria-invalid={messages.length > 0 ? 'true' : undefined}
+        aria-describedby={described || undefined}
+      />
+      {messages.length > 0 ? (
+        <p class="field-error" id={`${id}-error`}>
+          <AlertIcon size={16} />
+          <span>{messages.join(' ')}</span>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function SqlFields(props: {
+  draft: Draft;
+  set: (key: keyof Draft) => (value: string) => void;
+  setSsl: (ssl: boolean) => void;
+  errors: Record<string, string[]>;
+}) {
+  const { draft, set, errors } = props;
+  return (
+    <>
+      <div class="field">
+        <label for="field-engine">Database engine</label>
+        <select
+          id="field-engine"
+          name="engine"
+          value={draft.engine}
+          onChange={(event: TargetedEvent<HTMLSelectElement>) => set('engine')(event.currentTarget.value)}
+        >
+          <option value="postgres">PostgreSQL</option>
+          <option value="mysql">MySQL or MariaDB</option>
+        </select>
+      </div>
+      <div class="field-row">
+        <Field
+          name="host"
+          label="Host"
+          value={draft.host}
+          onInput={set('host')}
+          errors={errors}
+          hint="A name or IP address"
+        />
+        <Field
+          name="port"
+          label="Port"
+          inputMode="numeric"
+          value={draft.port}
+          onInput={set('port')}
+          errors={errors}
+          hint={`${DEFAULT_SQL_PORTS[draft.engine]} if empty`}
+        />
+      </div>
+      <div class="field-row">
+        <Field
+          name="database"
+          label="Database"
+          value={draft.database}
+          onInput={set('database')}
+          errors={errors}
+        />
+        <Field
+          name="user"
+          label="User"
+          value={draft.user}
+          onInput={set('user')}
+          errors={errors}
+          autocomplete="off"
+        />
+        <Field
+          name="password"
+          type="password"
+          label="Password"
+          value={draft.password}
+          onInput={set('password')}
+          errors={errors}
+          autocomplete="new-password"
+          hint="Stored encrypted, never shown again"
+        />
+      </div>
+      <TextArea
+        name="query"
+        label="Query"
+        rows={4}
+        value={draft.query}
+        onInput={set('query')}
+        errors={errors}
+        hint="One SELECT; it runs read-only"
+      />
+      <div class="field-row">
+        <Field
+          name="title_column"
+          label="Title column (optional)"
+          value={draft.titleColumn}
+          onInput={set('titleColumn')}
+          errors={errors}
+        />
+        <Field
+          name="url_column"
+          label="Link column (optional)"
+          value={draft.urlColumn}
+          onInput={set('urlColumn')}
+          errors={errors}
+        />
+      </div>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={draft.ssl}
+          onChange={(event: TargetedEvent<HTMLInputElement>) => props.setSsl(event.currentTarget.checked)}
+        />
+        <span>Connect with TLS (certificate checked)</span>
+      </label>
+    </>
+  );
+}
+
+/** What the connection test found: the first rows, or why it could not run. */
+function SqlPreview(props: { result: TSqlTestResult }) {
+  const { result } = props;
+  if (!result.ok)
+    return <FormMessage kind="error">{result.reason ?? 'The query could not run.'}</FormMessage>;
+  return (
+    <div class="sql-preview" role="status">
+      <p>
+        Connected.{' '}
+        {result.rows.length === 0
+          ? 'The query returned no rows.'
+          : `The first ${plural(result.rows.length, 'row')}:`}
+      </p>
+      {result.rows.length > 0 ? (
+        <div class="preview-scroll">
+          <table aria-label="Query preview">
+            <thead>
+              <tr>
+                {result.columns.map((column) => (
+                  <th key={column} scope="col">
+                    {column}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {result.rows.map((row, index) => (
+                <tr key={index}>
+                  {result.columns.map((column) => (
+                    <td key={column}>{row[column] ?? ''}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </div>
   );
 }
 

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { seedDemo } from '../../../server/src/services/ops/demo-seed.js';
+import { LOCAL_POSTGRES as PG, unreachable } from '../../../server/test/support/local-databases.js';
 import { seedTenant, type Tenant, workerServices } from '../../../server/test/support/test-app.js';
 import {
   type ConsoleService,
@@ -23,6 +24,8 @@ import {
 const FIXTURES = fileURLToPath(new URL('../../../server/test/fixtures/uploads/', import.meta.url));
 const PASSWORD = 'correct horse battery';
 const WAIT = { timeout: 60_000 };
+/** The SQL form's preview reads the machine's own PostgreSQL on loopback; skipped by name without one. */
+const PG_SKIP = await unreachable('PostgreSQL', PG);
 
 describe('admin console: knowledge', () => {
   let browser: Browser;
@@ -183,6 +186,50 @@ describe('admin console: knowledge', () => {
         { name: 'returns-policy.pdf', status: 'indexed' },
         { name: 'hours.md', status: 'indexed' },
       ],
+    );
+  });
+
+  test('an SQL source: the form checks the query first, then the connection test previews 3 rows', {
+    skip: PG_SKIP,
+  }, async () => {
+    await withPage(
+      browser,
+      {},
+      async ({ page }) => {
+        await openKnowledge(page);
+        await page.getByLabel('SQL database').check();
+        await page.getByRole('button', { name: 'Test connection' }).click();
+        await page.locator('#field-host-error').waitFor();
+        await page.getByLabel('Host').fill(PG.host);
+        await page.getByLabel('Port').fill(String(PG.port));
+        await page.getByLabel('Database', { exact: true }).fill(PG.database);
+        await page.getByLabel('User').fill(PG.user);
+        await page.getByLabel('Password').fill(PG.password);
+        await page.getByLabel('Query').fill('DELETE FROM users');
+        await page.getByRole('button', { name: 'Test connection' }).click();
+        await page
+          .locator('#field-query-error')
+          .getByText(/only a single SELECT statement is accepted/)
+          .waitFor();
+        await page
+          .getByLabel('Query')
+          .fill("SELECT n AS sku, 'Item ' || n AS title FROM generate_series(1, 9) AS n ORDER BY n");
+        await page.getByRole('button', { name: 'Test connection' }).click();
+        await page.getByText('Connected. The first 3 rows:').waitFor(WAIT);
+        const preview = page.getByRole('table', { name: 'Query preview' });
+        assert.deepEqual(await preview.locator('tbody tr').allTextContents(), [
+          '1Item 1',
+          '2Item 2',
+          '3Item 3',
+        ]);
+        await checkScreen(page, 'knowledge-sql');
+      },
+      /^(401 GET \/api\/v1\/admin\/session|422 POST \/api\/v1\/admin\/agents\/[^/]+\/sources\/test-sql)$/,
+    );
+    assert.equal(
+      (await sourcesOf()).filter((source) => source.type === 'sql').length,
+      0,
+      'a test stores nothing',
     );
   });
 
