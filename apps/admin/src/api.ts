@@ -122,3 +122,59 @@ export function waitMessage(seconds: number | null): string {
     ? `Too many attempts. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`
     : 'Too many attempts. Try again in a minute.';
 }
+
+/**
+ * Sends one multipart form with XMLHttpRequest (fetch reports no upload progress), calling
+ * `onProgress` with the share sent (0–1); resolves with the `{data}` answer parsed by `schema`.
+ */
+export function apiUpload<T extends z.ZodType>(
+  path: string,
+  form: FormData,
+  schema: T,
+  onProgress: (share: number) => void,
+): Promise<z.infer<T>> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', `${API_BASE}${path}`);
+    request.setRequestHeader('accept', 'application/json');
+    const csrf = handlers.csrfToken();
+    if (csrf) request.setRequestHeader('x-csrf-token', csrf);
+    request.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+    };
+    request.onerror = () =>
+      reject(
+        new ApiError(0, 'network', 'The service could not be reached. Check your connection.', {}, null),
+      );
+    request.onload = () => {
+      let body: unknown = null;
+      try {
+        body = JSON.parse(request.responseText);
+      } catch {}
+      if (request.status >= 200 && request.status < 300) {
+        const envelope = ZAnyEnvelope.safeParse(body);
+        const parsed = schema.safeParse(envelope.success ? envelope.data.data : undefined);
+        if (parsed.success) resolve(parsed.data);
+        else
+          reject(
+            new ApiError(
+              request.status,
+              'bad_answer',
+              'The service answered something unexpected.',
+              {},
+              null,
+            ),
+          );
+        return;
+      }
+      const error = ZServiceError.safeParse(body);
+      if (request.status === 401) handlers.onUnauthenticated();
+      reject(
+        error.success
+          ? new ApiError(request.status, error.data.code, error.data.message, error.data.errors, null)
+          : new ApiError(request.status, 'unknown', `The service answered ${request.status}.`, {}, null),
+      );
+    };
+    request.send(form);
+  });
+}

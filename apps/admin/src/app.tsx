@@ -9,6 +9,7 @@ const Setup = lazy(() => import('./routes/setup').then((module) => module.Setup)
 const SignIn = lazy(() => import('./routes/sign-in').then((module) => module.SignIn));
 const Agents = lazy(() => import('./routes/agents').then((module) => module.Agents));
 const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module.NewAgent));
+const Knowledge = lazy(() => import('./routes/knowledge').then((module) => module.Knowledge));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -79,6 +80,7 @@ function Gate() {
       <Router>
         <Route path={PATHS.agents} component={Agents} />
         <Route path={PATHS.newAgent} component={NewAgent} />
+        <Route path={PATHS.knowledge} component={Knowledge} />
         <Route default component={NotFound} />
       </Router>
     </Shell>

@@ -5,6 +5,7 @@ export const PATHS = {
   signIn: '/admin/sign-in',
   agents: '/admin/agents',
   newAgent: '/admin/agents/new',
+  knowledge: '/admin/agents/:id/knowledge',
 } as const;
 
 /** Where to go after signing in: `next` when it is a console path, else the agents list. */
@@ -20,4 +21,9 @@ export function signInPath(current: string): string {
   return isConsolePage && current !== PATHS.home
     ? `${PATHS.signIn}?next=${encodeURIComponent(current)}`
     : PATHS.signIn;
+}
+
+/** An agent's knowledge page (sources and uploads). */
+export function knowledgePath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/knowledge`;
 }

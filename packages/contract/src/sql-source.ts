@@ -61,3 +61,20 @@ export const ZSourceCreateSql = z.strictObject({
   url_column: ZColumnName.describe('Result column giving each document an http(s) link'),
 });
 export type TSourceCreateSql = z.infer<typeof ZSourceCreateSql>;
+
+/** Rows a connection test shows (`POST /agents/{id}/sources/test-sql`). */
+export const SQL_PREVIEW_ROWS = 3;
+
+/**
+ * Answer of `POST /agents/{id}/sources/test-sql` (body: the same `ZSourceCreateSql` as a new
+ * source): whether the query ran, read-only, through the crawl-safety guard, and its first rows.
+ */
+export const ZSqlTestResult = z.object({
+  ok: z.boolean().describe('The connection was made and the query ran'),
+  reason: zText().nullable().describe('Why not (refused host, connection or query error), verbatim'),
+  columns: z.array(zText()),
+  rows: z
+    .array(z.record(zText(), zText().nullable()))
+    .describe(`At most ${SQL_PREVIEW_ROWS} rows, each cell as text (null when empty or binary)`),
+});
+export type TSqlTestResult = z.infer<typeof ZSqlTestResult>;

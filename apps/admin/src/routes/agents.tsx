@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError, api } from '../api';
 import { FormMessage } from '../components/field';
 import { BookIcon, GlobeIcon, PlusIcon } from '../components/icons';
-import { PATHS } from '../paths';
+import { knowledgePath, PATHS } from '../paths';
 import './agents.css';
 
 type Row = { agent: TAgent; sources: TSource[] | null };
@@ -108,6 +108,13 @@ function AgentList(props: { rows: Row[] }) {
               <dd>{knowledgeSummary(sources)}</dd>
             </div>
           </dl>
+          <div class="agent-links">
+            <a class="button ghost" href={knowledgePath(agent.id)}>
+              <BookIcon size={18} />
+              <span>Manage knowledge</span>
+              <span class="sr-only"> of {agent.name}</span>
+            </a>
+          </div>
         </li>
       ))}
     </ul>

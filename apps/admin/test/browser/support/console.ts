@@ -49,8 +49,8 @@ export function launchBrowser(): Promise<Browser> {
 export type ConsoleService = { t: TestApp; base: string; setupCode: string; close(): Promise<void> };
 
 /** Starts the service on a fresh data dir and makes its setup code, as `service.ts` does at start. */
-export async function startConsoleService(): Promise<ConsoleService> {
-  const t = await createTestApp({ env: { ADMIN_DIST_DIR: CONSOLE_DIST } });
+export async function startConsoleService(env: Record<string, string> = {}): Promise<ConsoleService> {
+  const t = await createTestApp({ env: { ADMIN_DIST_DIR: CONSOLE_DIST, ...env } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address: AddressInfo | string | null = t.app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the service has no TCP port');
@@ -158,6 +158,9 @@ const DOC_SCREENSHOTS = new Set([
   'agents-dark',
   'new-agent-appearance-desktop',
   'new-agent-embed-phone',
+  'knowledge-desktop',
+  'knowledge-phone',
+  'knowledge-delete-desktop',
 ]);
 
 /**

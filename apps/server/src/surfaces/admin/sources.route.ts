@@ -1,4 +1,11 @@
-import { dataEnvelope, ZSource, ZSourceCreate, ZSourceUpdate } from '@service/contract';
+import {
+  dataEnvelope,
+  ZSource,
+  ZSourceCreate,
+  ZSourceCreateSql,
+  ZSourceUpdate,
+  ZSqlTestResult,
+} from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
@@ -11,6 +18,7 @@ import {
   reindexSource,
   updateSource,
 } from '../../services/knowledge/sources.js';
+import { testSqlSource } from '../../services/knowledge/sql-test.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 
@@ -97,6 +105,31 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const source = await createSource(scope, request.params.id, request.body);
         return reply.status(201).send({ data: source });
       },
+    );
+
+    app.post(
+      '/agents/:id/sources/test-sql',
+      {
+        config: { expensive: true },
+        schema: {
+          tags,
+          summary: 'Test an SQL source before adding it: connect, run the query read-only, preview 3 rows',
+          description:
+            'The body is an sql source as for POST /agents/{id}/sources. The query gets the same read-only ' +
+            'SELECT check (422 errors.query), then runs through the same crawl-safety guard, read-only ' +
+            'transaction and statement timeout as the fetch job, capped at 3 rows. Nothing is stored. ' +
+            'A refused host or a connection or query error is 200 with ok false and the reason.',
+          security: bearerSecurity,
+          params: ZIdParams,
+          body: ZSourceCreateSql,
+          response: { 200: dataEnvelope(ZSqlTestResult), ...recordErrorResponses },
+        },
+      },
+      async (request) => ({
+        data: await testSqlSource(adminScope(deps, request), request.params.id, request.body, {
+          allow: deps.config.safeUrlAllow,
+        }),
+      }),
     );
 
     app.delete(
