@@ -9,6 +9,9 @@ const Setup = lazy(() => import('./routes/setup').then((module) => module.Setup)
 const SignIn = lazy(() => import('./routes/sign-in').then((module) => module.SignIn));
 const Agents = lazy(() => import('./routes/agents').then((module) => module.Agents));
 const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module.NewAgent));
+const Tokens = lazy(() => import('./routes/tokens').then((module) => module.Tokens));
+const TwoFactor = lazy(() => import('./routes/two-factor').then((module) => module.TwoFactor));
+const KbArticles = lazy(() => import('./routes/kb-articles').then((module) => module.KbArticles));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -79,6 +82,9 @@ function Gate() {
       <Router>
         <Route path={PATHS.agents} component={Agents} />
         <Route path={PATHS.newAgent} component={NewAgent} />
+        <Route path={PATHS.tokens} component={Tokens} />
+        <Route path={PATHS.twoFactor} component={TwoFactor} />
+        <Route path={PATHS.kb} component={KbArticles} />
         <Route default component={NotFound} />
       </Router>
     </Shell>

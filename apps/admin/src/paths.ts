@@ -5,6 +5,9 @@ export const PATHS = {
   signIn: '/admin/sign-in',
   agents: '/admin/agents',
   newAgent: '/admin/agents/new',
+  tokens: '/admin/tokens',
+  twoFactor: '/admin/account/two-factor',
+  kb: '/admin/kb',
 } as const;
 
 /** Where to go after signing in: `next` when it is a console path, else the agents list. */

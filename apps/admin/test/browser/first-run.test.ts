@@ -160,7 +160,7 @@ describe('admin console: first run, sign-in and agents', () => {
       .executeTakeFirstOrThrow();
     workspaceId = user.default_workspace_id ?? '';
     const token = await createApiToken(
-      { db: service.t.database.db, workspaceId, actor: { type: 'cli', id: null } },
+      { db: service.t.database.db, clock: service.t.clock, workspaceId, actor: { type: 'cli', id: null } },
       { name: 'browser test', abilities: ['admin'] },
     );
     adminToken = token.token;
