@@ -1,10 +1,17 @@
+import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 
 /**
  * A value shown once (a token, recovery codes) in a monospace block, with a copy button and a
  * status line that says what happened. Without clipboard access the value is selected instead.
  */
-export function CopySecret(props: { value: string; label: string; multiline?: boolean }) {
+export function CopySecret(props: {
+  value: string;
+  label: string;
+  multiline?: boolean;
+  /** More buttons beside the copy button (a download). */
+  children?: ComponentChildren;
+}) {
   const [status, setStatus] = useState('');
   const block = useRef<HTMLElement>(null);
   const onCopy = async () => {
@@ -27,6 +34,7 @@ export function CopySecret(props: { value: string; label: string; multiline?: bo
         <button type="button" class="button primary" onClick={() => void onCopy()}>
           {props.label}
         </button>
+        {props.children}
       </div>
       <p class="copy-status" role="status">
         {status}

@@ -159,11 +159,13 @@ function Editor(props: {
   const [isBusy, setBusy] = useState(false);
   const preview = usePreview(body);
 
+  // An edit clears the saved note and the edited field's errors (they were about the old value).
   const changed =
-    <T,>(set: (value: T) => void) =>
+    <T,>(set: (value: T) => void, field?: string) =>
     (value: T) => {
       set(value);
       props.onChanged();
+      if (field && errors[field]) setErrors(({ [field]: _, ...rest }) => rest);
     };
 
   const onSubmit = async (event: Event) => {
@@ -177,7 +179,9 @@ function Editor(props: {
     };
     const parsed = article ? ZKbArticleUpdate.safeParse(input) : ZKbArticleCreate.safeParse(input);
     if (!parsed.success) {
-      setErrors(fieldErrorsOf(parsed.error));
+      const found = fieldErrorsOf(parsed.error);
+      if (found.title) found.title = ['Give the article a title.'];
+      setErrors(found);
       return;
     }
     setErrors({});
@@ -204,7 +208,7 @@ function Editor(props: {
   const bodyErrors = errors.body_markdown ?? [];
   return (
     <form class="card form-card" onSubmit={(event) => void onSubmit(event)} noValidate>
-      <Field name="title" label="Title" value={title} onInput={changed(setTitle)} errors={errors} />
+      <Field name="title" label="Title" value={title} onInput={changed(setTitle, 'title')} errors={errors} />
       <Field
         name="slug"
         label="Address"
@@ -214,7 +218,7 @@ function Editor(props: {
             : 'Optional: made from the title when empty.'
         }
         value={slug}
-        onInput={changed(setSlug)}
+        onInput={changed(setSlug, 'slug')}
         errors={errors}
       />
       <div class="kb-editor">
@@ -224,7 +228,7 @@ function Editor(props: {
             id="field-body_markdown"
             name="body_markdown"
             value={body}
-            onInput={(event) => changed(setBody)(event.currentTarget.value)}
+            onInput={(event) => changed(setBody, 'body_markdown')(event.currentTarget.value)}
             aria-invalid={bodyErrors.length > 0 ? 'true' : undefined}
             aria-describedby={bodyErrors.length > 0 ? 'field-body_markdown-error' : undefined}
           />

@@ -108,8 +108,14 @@ function CreateToken(props: { onCreated: (token: TApiTokenCreated) => void; onCa
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
 
-  const toggle = (ability: TAbility, on: boolean) =>
+  const toggle = (ability: TAbility, on: boolean) => {
     setAbilities((current) => (on ? [...current, ability] : current.filter((a) => a !== ability)));
+    if (errors.abilities) setErrors(({ abilities: _, ...rest }) => rest);
+  };
+  const onName = (value: string) => {
+    setName(value);
+    if (errors.name) setErrors(({ name: _, ...rest }) => rest);
+  };
 
   const onSubmit = async (event: Event) => {
     event.preventDefault();
@@ -147,7 +153,7 @@ function CreateToken(props: { onCreated: (token: TApiTokenCreated) => void; onCa
         label="Name"
         hint="What will use it, such as “WordPress shop” or “nightly export”."
         value={name}
-        onInput={setName}
+        onInput={onName}
         errors={errors}
       />
       <fieldset class="choices" aria-describedby={abilityErrors.length > 0 ? 'abilities-error' : undefined}>

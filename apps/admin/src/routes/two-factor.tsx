@@ -228,11 +228,12 @@ function RecoveryCodes(props: { codes: string[]; onDone: () => void }) {
         Each code signs you in once without your phone. Save them now, somewhere other than your phone: you
         will not see them again.
       </FormMessage>
-      <CopySecret value={text} label="Copy codes" multiline />
-      <div class="actions">
+      <CopySecret value={text} label="Copy codes" multiline>
         <button type="button" class="button ghost" onClick={onDownload}>
           Download as .txt
         </button>
+      </CopySecret>
+      <div class="actions">
         <button type="button" class="button ghost" onClick={props.onDone}>
           I have saved them
         </button>

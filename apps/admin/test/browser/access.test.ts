@@ -220,8 +220,9 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
 
       await page.getByRole('button', { name: 'New article' }).click();
       await page.getByRole('button', { name: 'Save' }).click();
-      await page.locator('#field-title-error').waitFor();
+      await page.locator('#field-title-error').getByText('Give the article a title.').waitFor();
       await page.getByLabel('Title').fill('Shipping times');
+      assert.equal(await page.locator('#field-title-error').count(), 0, 'typing clears the field’s error');
       await page
         .getByLabel('Text (Markdown)')
         .fill(

@@ -158,6 +158,10 @@ const DOC_SCREENSHOTS = new Set([
   'agents-dark',
   'new-agent-appearance-desktop',
   'new-agent-embed-phone',
+  'tokens-created-desktop',
+  'two-factor-scan-desktop',
+  'two-factor-codes-phone',
+  'kb-editor-desktop',
 ]);
 
 /**
