@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
+import jsqr from 'jsqr';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { createUser } from '../../../server/src/services/accounts/accounts.js';
@@ -141,6 +142,13 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
         assert.ok(((await qr.locator('path').getAttribute('d')) ?? '').length > 500, 'the QR has modules');
         secret = (await page.locator('#two-factor-secret').textContent()) ?? '';
         assert.match(secret, /^[A-Z2-7]{16,}$/);
+        // What a phone would read: the drawn modules, decoded, are the otpauth address of that key.
+        const scanned = decodeQr(
+          (await qr.getAttribute('viewBox')) ?? '',
+          (await qr.locator('path').getAttribute('d')) ?? '',
+        );
+        assert.match(scanned, /^otpauth:\/\/totp\//);
+        assert.equal(new URL(scanned).searchParams.get('secret'), secret);
         await checkScreen(page, 'two-factor-scan');
 
         await page.getByLabel('Code from the app').fill('12345');
@@ -266,3 +274,23 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
     assert.deepEqual(article, { slug: 'shipping-times', is_published: true });
   });
 });
+
+/** Decodes the console's QR SVG (unit squares `M{x} {y}h1v1h-1z` in a `0 0 n n` box) as a scanner would. */
+function decodeQr(viewBox: string, path: string): string {
+  const size = Number(viewBox.split(' ')[2]);
+  const scale = 4;
+  const width = size * scale;
+  const pixels = new Uint8ClampedArray(width * width * 4).fill(255);
+  for (const [, x, y] of path.matchAll(/M(\d+) (\d+)h1v1h-1z/g)) {
+    for (let dy = 0; dy < scale; dy += 1) {
+      for (let dx = 0; dx < scale; dx += 1) {
+        const at = ((Number(y) * scale + dy) * width + Number(x) * scale + dx) * 4;
+        pixels.fill(0, at, at + 3);
+      }
+    }
+  }
+  // A CommonJS module: its export sits on `default` as the types see it (and as it is at run time).
+  const code = jsqr.default(pixels, width, width);
+  assert.ok(code, 'the QR code decodes');
+  return code.data;
+}
