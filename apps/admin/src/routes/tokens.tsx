@@ -34,6 +34,7 @@ export function Tokens() {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [created, setCreated] = useState<TApiTokenCreated | null>(null);
   const [isCreating, setCreating] = useState(false);
+  const title = useRef<HTMLHeadingElement>(null);
 
   const load = async () => {
     try {
@@ -59,7 +60,9 @@ export function Tokens() {
   return (
     <section class="page" aria-labelledby="tokens-title">
       <div class="page-head">
-        <h1 id="tokens-title">API tokens</h1>
+        <h1 id="tokens-title" ref={title} tabIndex={-1}>
+          API tokens
+        </h1>
         {isCreating ? null : (
           <button type="button" class="button primary" onClick={() => setCreating(true)}>
             <PlusIcon size={18} />
@@ -71,7 +74,16 @@ export function Tokens() {
         A token lets a script or your site’s plugin call the service as this workspace. Give each use its own
         token, so you can revoke one without stopping the others.
       </p>
-      {created ? <CreatedToken token={created} onDone={() => setCreated(null)} /> : null}
+      {created ? (
+        <CreatedToken
+          token={created}
+          onDone={() => {
+            setCreated(null);
+            // The card with the focus is gone: keyboard users go on from the page's title.
+            title.current?.focus();
+          }}
+        />
+      ) : null}
       {isCreating ? <CreateToken onCreated={onCreated} onCancel={() => setCreating(false)} /> : null}
       {state.kind === 'loading' ? (
         <p class="muted" aria-busy="true">
@@ -220,12 +232,15 @@ function TokenRow(props: { token: TApiToken; onRevoked: () => void }) {
   const [isConfirming, setConfirming] = useState(false);
   const [isBusy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const onRevoke = async () => {
     setBusy(true);
     setMessage(null);
     try {
       await api(`/tokens/${encodeURIComponent(token.id)}`, ZApiToken, { method: 'DELETE' });
       setConfirming(false);
+      // The revoke buttons are gone: the focus stays on this token (now shown as revoked).
+      heading.current?.focus();
       props.onRevoked();
     } catch (error) {
       setMessage(error instanceof Error ? error.message : 'Could not revoke the token.');
@@ -237,7 +252,9 @@ function TokenRow(props: { token: TApiToken; onRevoked: () => void }) {
   return (
     <li class={`row-card${isRevoked ? ' is-revoked' : ''}`}>
       <div class="row-title">
-        <h2>{token.name}</h2>
+        <h2 ref={heading} tabIndex={-1}>
+          {token.name}
+        </h2>
         <span class={`badge ${isRevoked ? 'draft' : 'ok'}`}>{isRevoked ? 'Revoked' : 'Active'}</span>
       </div>
       <dl class="row-facts">

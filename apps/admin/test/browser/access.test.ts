@@ -98,6 +98,7 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
       assert.equal(await statusWith(plaintext), 200, 'the new token opens the admin API');
 
       await page.getByRole('button', { name: 'I have copied it' }).click();
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'API tokens');
       assert.equal(await page.locator('.once-card').count(), 0, 'the plaintext is gone from the page');
       const row = page.locator('.row-card', { hasText: 'Nightly export' });
       await row.getByText(plaintext.slice(0, 8)).waitFor();
@@ -110,6 +111,7 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
       await row.getByRole('button', { name: 'Revoke…' }).click();
       await row.getByRole('button', { name: 'Yes, revoke it' }).click();
       await row.locator('.badge', { hasText: 'Revoked' }).waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Nightly export');
       assert.equal(await row.getByRole('button', { name: 'Revoke…' }).count(), 0);
     });
     assert.equal(await statusWith(plaintext), 401, 'a revoked token is refused');
