@@ -6,6 +6,9 @@ export const PATHS = {
   agents: '/admin/agents',
   newAgent: '/admin/agents/new',
   knowledge: '/admin/agents/:id/knowledge',
+  tokens: '/admin/tokens',
+  twoFactor: '/admin/account/two-factor',
+  kb: '/admin/kb',
 } as const;
 
 /** Where to go after signing in: `next` when it is a console path, else the agents list. */

@@ -1,10 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ZKbArticle } from '@service/contract';
+import { ZKbArticle, ZKbPreviewHtml } from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
-import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
+import {
+  createTestApp,
+  injectJson,
+  issueToken,
+  seedTenant,
+  type Tenant,
+  type TestApp,
+} from './support/test-app.js';
 
 const BASE = '/api/v1/admin/kb/articles';
 
@@ -288,5 +295,77 @@ describe('knowledge base: admin CRUD and public pages', () => {
     const res = await t.app.inject({ url: `/kb/${acme.workspace.slug}/${'a'.repeat(150)}` });
     assert.equal(res.statusCode, 404);
     assert.match(String(res.headers['content-type']), /^text\/html/);
+  });
+
+  test('the preview renders hostile markdown as the public page would, and stores nothing', async () => {
+    const hostile = [
+      '# Title',
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(2)>',
+      '<style>body{display:none}</style>',
+      '[click](javascript:alert(3)) [enc](jav&#x61;script:alert(4)) [ok](https://example.com/a)',
+      '![pic](data:image/svg+xml;base64,PHN2Zz4=)',
+      '<a href="javascript:alert(5)">raw link</a> kept text',
+      '<iframe src="https://evil.example"></iframe>',
+    ].join('\n\n');
+    const before = (await t.database.db.selectFrom('kb_articles').select('id').execute()).length;
+    const res = await injectJson(t.app, 'POST', '/api/v1/admin/kb/preview', { markdown: hostile }, acme.auth);
+    const { html } = expectData(res, 200, ZKbPreviewHtml);
+    assert.match(html, /<h1>Title<\/h1>/);
+    assert.match(html, /<a href="https:\/\/example\.com\/a" rel="nofollow noopener noreferrer">ok<\/a>/);
+    assert.match(html, /kept text/);
+    for (const banned of [
+      /<script/i,
+      /alert\(1\)/,
+      /onerror/i,
+      /<style/i,
+      /display:none/,
+      /<img/i,
+      /<iframe/i,
+      /src=/i,
+    ]) {
+      assert.doesNotMatch(html, banned);
+    }
+    // The javascript: and data: targets stay as inert text; the only link is the https one.
+    assert.deepEqual(html.match(/href="[^"]*"/g), ['href="https://example.com/a"']);
+    const after = (await t.database.db.selectFrom('kb_articles').select('id').execute()).length;
+    assert.equal(after, before, 'a preview stores no article');
+  });
+
+  test('the preview takes up to 500 000 characters, needs the admin ability, and refuses unknown fields', async () => {
+    const max = await injectJson(
+      t.app,
+      'POST',
+      '/api/v1/admin/kb/preview',
+      { markdown: 'a'.repeat(500_000) },
+      acme.auth,
+    );
+    assert.equal(max.statusCode, 200);
+    expectValidation(
+      await injectJson(
+        t.app,
+        'POST',
+        '/api/v1/admin/kb/preview',
+        { markdown: 'a'.repeat(500_001) },
+        acme.auth,
+      ),
+      ['markdown'],
+    );
+    expectValidation(
+      await injectJson(t.app, 'POST', '/api/v1/admin/kb/preview', { markdown: 'x', title: 'y' }, acme.auth),
+      [],
+    );
+    const plugin = await issueToken(t, acme, ['wp:integration']);
+    expectError(
+      await injectJson(
+        t.app,
+        'POST',
+        '/api/v1/admin/kb/preview',
+        { markdown: 'x' },
+        { authorization: `Bearer ${plugin.token}` },
+      ),
+      403,
+    );
+    expectError(await injectJson(t.app, 'POST', '/api/v1/admin/kb/preview', { markdown: 'x' }, {}), 401);
   });
 });

@@ -48,3 +48,11 @@ export const ZKbArticle = z.object({
   updated_at: zText(),
 });
 export type TKbArticle = z.infer<typeof ZKbArticle>;
+
+/** Body of `POST /api/v1/admin/kb/preview`: markdown to render as a published article would be. */
+export const ZKbPreview = z.strictObject({ markdown: zText().max(KB_ARTICLE_BODY_MAX_CHARS) });
+export type TKbPreview = z.infer<typeof ZKbPreview>;
+
+/** The answer of `POST /api/v1/admin/kb/preview`: the HTML the public page would show (sanitised). */
+export const ZKbPreviewHtml = z.object({ html: zText() });
+export type TKbPreviewHtml = z.infer<typeof ZKbPreviewHtml>;

@@ -108,3 +108,18 @@ export const UploadIcon = (props: IconProps) => (
     <line x1="12" y1="3" x2="12" y2="15" />
   </Svg>
 );
+
+/** A key: the API tokens nav entry. */
+export const KeyIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <circle cx="7.5" cy="15.5" r="4.5" />
+    <path d="m10.7 12.3 9.8-9.8M17 6l3 3M14 9l2 2" />
+  </Svg>
+);
+
+/** A shield: the account's two-factor nav entry. */
+export const ShieldIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z" />
+  </Svg>
+);

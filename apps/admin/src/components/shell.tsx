@@ -3,9 +3,14 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { PATHS } from '../paths';
 import { session, signOut } from '../session';
-import { ChatIcon, SignOutIcon } from './icons';
+import { BookIcon, ChatIcon, KeyIcon, ShieldIcon, SignOutIcon } from './icons';
 
-const NAV = [{ href: PATHS.agents, label: 'Agents', Icon: ChatIcon }] as const;
+const NAV = [
+  { href: PATHS.agents, label: 'Agents', Icon: ChatIcon },
+  { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon },
+  { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon },
+  { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon },
+] as const;
 
 /** The signed-in frame: skip link, header (product, workspace, user, sign out), nav, content. */
 export function Shell(props: { children: ComponentChildren }) {

@@ -122,6 +122,13 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   { method: 'GET', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
   { method: 'PATCH', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
   { method: 'DELETE', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/kb/preview',
+    openapi: '/api/v1/admin/kb/preview',
+    body: { markdown: '# Hello' },
+    expected: 200,
+  },
   { method: 'GET', url: '/api/v1/admin/conversations', openapi: '/api/v1/admin/conversations' },
   { method: 'GET', url: '/api/v1/admin/conversations/01ABC', openapi: '/api/v1/admin/conversations/{id}' },
   {

@@ -161,6 +161,10 @@ const DOC_SCREENSHOTS = new Set([
   'knowledge-desktop',
   'knowledge-phone',
   'knowledge-delete-desktop',
+  'tokens-created-desktop',
+  'two-factor-scan-desktop',
+  'two-factor-codes-phone',
+  'kb-editor-desktop',
 ]);
 
 /**

@@ -1,8 +1,16 @@
-import { dataEnvelope, ZKbArticle, ZKbArticleCreate, ZKbArticleUpdate } from '@service/contract';
+import {
+  dataEnvelope,
+  ZKbArticle,
+  ZKbArticleCreate,
+  ZKbArticleUpdate,
+  ZKbPreview,
+  ZKbPreviewHtml,
+} from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { KB_ARTICLE_BODY_LIMIT } from '../../http/body-limits.js';
+import { renderMarkdown } from '../../kb/render-markdown.js';
 import {
   createKbArticle,
   deleteKbArticle,
@@ -54,6 +62,25 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const article = await createKbArticle({ ...adminScope(deps, request), ...indexing }, request.body);
         return reply.status(201).send({ data: article });
+      },
+    );
+
+    app.post(
+      '/kb/preview',
+      {
+        bodyLimit: KB_ARTICLE_BODY_LIMIT,
+        schema: {
+          tags,
+          summary: 'Render markdown as a published article would be (same sanitiser); nothing is stored',
+          security: bearerSecurity,
+          body: ZKbPreview,
+          response: { 200: dataEnvelope(ZKbPreviewHtml), ...adminErrorResponses },
+        },
+      },
+      async (request) => {
+        // The scope proves the caller is an admin of a workspace; the preview reads no record.
+        adminScope(deps, request);
+        return { data: { html: renderMarkdown(request.body.markdown) } };
       },
     );
 
