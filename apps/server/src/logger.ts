@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 /** Paths never written to logs, whatever a log call passes. */
 export const REDACTED_PATHS = [
@@ -15,7 +16,26 @@ export const REDACTED_PATHS = [
   '*.shopper_signing_secret',
 ];
 
-/** The process logger: JSON lines (pino), secrets redacted. */
+/** Whether `LOG_FORMAT` asks for readable lines: `pretty`, or `auto` when stdout is a terminal. */
+export function wantsPrettyLog(format: 'auto' | 'json' | 'pretty', stdoutIsTty: boolean): boolean {
+  return format === 'pretty' || (format === 'auto' && stdoutIsTty);
+}
+
+/**
+ * Readable lines on stdout (time, level, message, then the fields), written synchronously so a
+ * crash loses nothing; colours only on a terminal.
+ */
+export function prettyDestination(colorize: boolean): DestinationStream {
+  return pinoPretty({
+    sync: true,
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+  });
+}
+
+/** The process logger: JSON lines (pino) unless given another destination, secrets redacted. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   return destination ? pino(options, destination) : pino(options);

@@ -1,13 +1,17 @@
 import { ensureAppKey } from './config/app-key.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
-import { createLogger } from './logger.js';
+import { createLogger, prettyDestination, wantsPrettyLog } from './logger.js';
 import { startService } from './service.js';
 
 /** `npm start`: HTTP and worker in one process. */
 async function main(): Promise<void> {
   const loaded = loadConfig();
-  const log = createLogger(loaded.logLevel);
+  const tty = process.stdout.isTTY === true;
+  const log = createLogger(
+    loaded.logLevel,
+    wantsPrettyLog(loaded.logFormat, tty) ? prettyDestination(tty) : undefined,
+  );
   const config = await ensureAppKey(loaded, (message) => log.warn(message));
   const service = await startService(config, log, {
     onFatal: () => {
@@ -16,6 +20,16 @@ async function main(): Promise<void> {
     },
   });
   log.info({ url: service.url, store: config.database.mode }, `service listening on ${service.url}`);
+  // The start ends with what to open.
+  const open = service.open;
+  if (open?.setupCode)
+    log.info(
+      { console: open.console },
+      `Ready. Open ${open.console} and enter the setup code ${open.setupCode} to create the first account`,
+    );
+  else if (open) log.info({ console: open.console }, `Ready. Open ${open.console} to sign in`);
+  if (open?.demo)
+    log.info({ demo: open.demo }, `Demo: open ${open.demo} to chat with the sample agent (no key needed)`);
 
   const shutdown = (signal: string) => {
     log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');

@@ -26,6 +26,8 @@ import { CONSOLE_PREFIX } from './surfaces/console/index.js';
 /** A running service (HTTP and/or worker) and how to stop it. */
 export type RunningService = {
   url: string | null;
+  /** What to open once started: the console (with the setup code while nobody has signed up) and the demo. */
+  open: { console: string; setupCode: string | null; demo: string | null } | null;
   app: FastifyInstance | null;
   database: Database;
   queue: JobQueue;
@@ -101,6 +103,8 @@ export async function startService(
 
     let app: FastifyInstance | null = null;
     let url: string | null = null;
+    let demoUrl: string | null = null;
+    let setupCode: string | null = null;
     if (options.http ?? true) {
       const server = await createApp(
         { config, database, queue, embeddings, clock, expectedMigrations: migrations.length },
@@ -119,7 +123,7 @@ export async function startService(
           ? [new URL(config.publicBaseUrl).origin]
           : [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
         const demo = await seedDemo({ db: database.db, clock, queue, appKey: config.appKey, origins, log });
-        if (demo) log.info(`Demo: open ${url}/demo to chat with the sample agent (no key needed)`);
+        if (demo) demoUrl = `${url}/demo`;
       }
     }
 
@@ -133,6 +137,7 @@ export async function startService(
       if (url) {
         // First run without the CLI: whoever reads this log (runs the service) can claim it.
         const code = await ensureSetupCode(config.dataDir);
+        setupCode = code;
         log.warn(
           { setupCodeFile: join(config.dataDir, SETUP_CODE_FILE) },
           `No users yet. Open ${url}${CONSOLE_PREFIX}/ and enter the setup code ${code} ` +
@@ -173,6 +178,7 @@ export async function startService(
     let stopping: Promise<void> | null = null;
     return {
       url,
+      open: url ? { console: `${url}${CONSOLE_PREFIX}/`, setupCode, demo: demoUrl } : null,
       app,
       database,
       queue,

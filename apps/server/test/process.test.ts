@@ -72,6 +72,10 @@ describe('service process on the embedded store', () => {
     assert.ok(line);
     assert.ok(text(line.msg).includes(`${url}/admin/`), text(line.msg));
     assert.ok(text(line.msg).includes(code), 'the log names the code');
+    // The start ends with what to open: the console and its setup code.
+    const ready = await service.waitForLine((entry) => /^Ready\./.test(String(entry.msg)));
+    assert.equal(ready.console, `${url}/admin/`);
+    assert.ok(text(ready.msg).includes(code), text(ready.msg));
     const status = await fetch(`${url}/api/v1/admin/setup`);
     assert.deepEqual(await status.json(), { data: { needs_setup: true } });
   });

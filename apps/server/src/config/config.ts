@@ -134,6 +134,7 @@ export const ZEnv = z.object({
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
+  LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
   CRAWL_DELAY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(60_000).default(250)),
   EXTRACT_WORKERS: z.preprocess(
@@ -219,6 +220,8 @@ export type Config = Readonly<{
   /** Multiplies every widget limit (1: the contract's values; benchmarks raise it). */
   widgetRateLimitScale: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `LOG_FORMAT`: JSON lines, readable lines, or readable only on a terminal (`auto`). */
+  logFormat: 'auto' | 'json' | 'pretty';
   shutdownTimeoutMs: number;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
@@ -351,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     widgetDistDir: e.WIDGET_DIST_DIR ?? DEFAULT_WIDGET_DIST_DIR,
     adminDistDir: e.ADMIN_DIST_DIR ?? DEFAULT_ADMIN_DIST_DIR,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
     extraction: Object.freeze({
