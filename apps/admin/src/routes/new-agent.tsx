@@ -1,5 +1,6 @@
 import {
   DEFAULT_THEME,
+  isOriginAllowed,
   LAUNCHER_POSITIONS,
   type TAgentEmbed,
   ZAgent,
@@ -288,8 +289,61 @@ function EmbedStep(props: { created: Created; headingRef: { current: HTMLHeading
       <p class="copy-status" role="status">
         {copied ?? ''}
       </p>
+      <PageCheck allowedOrigins={embed.allowed_origins} />
     </div>
   );
+}
+
+/**
+ * "Check my page": whether the widget will load on a page, by the same origin rule the service
+ * applies at widget init (`isOriginAllowed` from the contract).
+ */
+function PageCheck(props: { allowedOrigins: readonly string[] }) {
+  const [page, setPage] = useState('');
+  const [result, setResult] = useState<{ kind: 'error' | 'info'; text: string } | null>(null);
+  const onCheck = (event: TargetedSubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setResult(pageCheckResult(page, props.allowedOrigins));
+  };
+  return (
+    <form class="page-check" onSubmit={onCheck} noValidate>
+      <h3>Check a page of your site</h3>
+      <Field
+        name="page_url"
+        label="Page address"
+        hint="For example https://shop.example.com/products"
+        value={page}
+        onInput={(value) => {
+          setPage(value);
+          setResult(null);
+        }}
+        inputMode="text"
+      />
+      <button type="submit" class="button ghost">
+        Check
+      </button>
+      {result ? <FormMessage kind={result.kind}>{result.text}</FormMessage> : null}
+    </form>
+  );
+}
+
+/** The verdict of {@link PageCheck} for what the owner typed. */
+function pageCheckResult(
+  typed: string,
+  allowedOrigins: readonly string[],
+): { kind: 'error' | 'info'; text: string } {
+  const site = siteOf(typed);
+  if (!site || !/^https?:\/\//i.test(site.url)) {
+    return { kind: 'error', text: 'Enter a page address, such as https://shop.example.com/products.' };
+  }
+  if (isOriginAllowed(allowedOrigins, site.origin)) {
+    return { kind: 'info', text: `Allowed: the chat loads on ${site.url} (its site is ${site.origin}).` };
+  }
+  const allowed = allowedOrigins.length > 0 ? allowedOrigins.join(', ') : 'no site yet';
+  return {
+    kind: 'error',
+    text: `Not allowed: that page is on ${site.origin}, and this agent allows ${allowed}. Add ${site.origin} to the agent’s allowed sites, or the chat will not load there.`,
+  };
 }
 
 /** Black or white, whichever reads better on `hex` (WCAG relative luminance). */

@@ -135,6 +135,19 @@ describe('admin console: first run, sign-in and agents', () => {
       await page.getByRole('button', { name: 'Copy snippet' }).click();
       await page.getByRole('status').getByText('Copied.').waitFor();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), snippet);
+      // "Check my page": the same origin rule as widget init.
+      await page.getByLabel('Page address').fill('https://shop.example/contact?x=1');
+      await page.getByRole('button', { name: 'Check', exact: true }).click();
+      await page.getByText('Allowed: the chat loads on https://shop.example/contact?x=1').waitFor();
+      await page.getByLabel('Page address').fill('http://shop.example/contact');
+      await page.getByRole('button', { name: 'Check', exact: true }).click();
+      await page.getByRole('alert').getByText('Not allowed: that page is on http://shop.example').waitFor();
+      await page.getByLabel('Page address').fill('not a page');
+      await page.getByRole('button', { name: 'Check', exact: true }).click();
+      await page.getByRole('alert').getByText('Enter a page address').waitFor();
+      await page.getByLabel('Page address').fill('shop.example/about');
+      await page.keyboard.press('Enter');
+      await page.getByText('Allowed: the chat loads on https://shop.example/about').waitFor();
       await checkScreen(page, 'new-agent-embed');
       await page.getByRole('link', { name: 'Done' }).click();
       await page.waitForURL(url('/admin/agents'));
