@@ -87,3 +87,45 @@ export function FormMessage(props: { kind: 'error' | 'info'; children: string })
     </div>
   );
 }
+
+/** A labelled text area with its errors beside it (as {@link Field} does for inputs). */
+export function TextArea(props: {
+  name: string;
+  label: string;
+  rows: number;
+  value: string;
+  onInput: (value: string) => void;
+  errors: Record<string, string[]>;
+  hint?: string;
+}) {
+  const id = `field-${props.name}`;
+  const messages = props.errors[props.name] ?? [];
+  const described = [props.hint ? `${id}-hint` : null, messages.length > 0 ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <div class={`field${messages.length > 0 ? ' has-error' : ''}`}>
+      <label for={id}>{props.label}</label>
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      <textarea
+        id={id}
+        name={props.name}
+        rows={props.rows}
+        value={props.value}
+        onInput={(event: TargetedEvent<HTMLTextAreaElement>) => props.onInput(event.currentTarget.value)}
+        aria-invalid={messages.length > 0 ? 'true' : undefined}
+        aria-describedby={described || undefined}
+      />
+      {messages.length > 0 ? (
+        <p class="field-error" id={`${id}-error`}>
+          <AlertIcon size={16} />
+          <span>{messages.join(' ')}</span>
+        </p>
+      ) : null}
+    </div>
+  );
+}
