@@ -6,6 +6,8 @@ export const PATHS = {
   agents: '/admin/agents',
   newAgent: '/admin/agents/new',
   knowledge: '/admin/agents/:id/knowledge',
+  agentSettings: '/admin/agents/:id/settings',
+  playground: '/admin/agents/:id/playground',
   tokens: '/admin/tokens',
   twoFactor: '/admin/account/two-factor',
   kb: '/admin/kb',
@@ -29,4 +31,14 @@ export function signInPath(current: string): string {
 /** An agent's knowledge page (sources and uploads). */
 export function knowledgePath(agentId: string): string {
   return `/admin/agents/${encodeURIComponent(agentId)}/knowledge`;
+}
+
+/** An agent's settings page (instructions, origins, features, theme, with a live preview). */
+export function agentSettingsPath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/settings`;
+}
+
+/** An agent's playground (ask as a visitor would, see the chunks each answer used). */
+export function playgroundPath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/playground`;
 }

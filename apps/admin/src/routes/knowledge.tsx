@@ -3,8 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { z } from 'zod';
 import { ApiError, api } from '../api';
+import { AgentTabs } from '../components/agent-tabs';
 import { FormMessage } from '../components/field';
-import { PATHS } from '../paths';
 import { AddSource } from './knowledge-add';
 import { BUSY, messageOf, POLL_MS } from './knowledge-shared';
 import { SourceTable } from './knowledge-sources';
@@ -50,14 +50,8 @@ export function Knowledge() {
 
   return (
     <section class="page knowledge" aria-labelledby="knowledge-title">
-      <div class="page-head">
-        <div>
-          <p class="muted crumb">
-            <a href={PATHS.agents}>Agents</a> / {agent?.name ?? '…'}
-          </p>
-          <h1 id="knowledge-title">Knowledge</h1>
-        </div>
-      </div>
+      <AgentTabs agentId={agentId} agentName={agent?.name ?? null} />
+      <h1 id="knowledge-title">Knowledge</h1>
       <p class="muted">
         What the agent answers from: your site’s pages, a sitemap, single pages, pasted text and files.
       </p>
