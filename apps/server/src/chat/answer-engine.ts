@@ -1,24 +1,26 @@
-import type { TBlock, TCitation, TStreamFrame, TWidgetAnswer } from '@service/contract';
-import type { Kysely } from 'kysely';
+import type { TCitation, TStreamFrame, TWidgetAnswer } from '@service/contract';
 import type { Clock } from '../clock.js';
-import type { DB } from '../db/schema.js';
-import type { StoredBlock } from '../db/schema-conversations.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import { newId } from '../security/ids.js';
-import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import { answerBlocks, extractCitations } from './answer-blocks.js';
 import type { AnswerContext } from './answer-context.js';
 import { ANSWER_FAILED_MESSAGE, noAnswerReply } from './fixed-replies.js';
 import { type ModelTurnInput, runModelTurn } from './model-turn.js';
 import { composeOfflineAnswer } from './offline-answer.js';
+import type { TurnOutcome, TurnRecorder } from './turn-store.js';
 
 /** Receives the stream's frames in order. */
 export type FrameSink = (frame: TStreamFrame) => void;
 
-/** What one answer needs: the store, the grounding, the model (null: offline), how to emit. */
+/** What one answer needs: where it goes, the grounding, the model (null: offline), how to emit. */
 export type AnswerInput = {
-  db: Kysely<DB>;
-  caller: WidgetCaller;
+  /** The conversation the answer belongs to, named in `start` and in the result. */
+  conversationId: string;
+  /**
+   * Stores the finished turn before `done` is sent (the widget's conversation); null: the turn
+   * is not stored anywhere (the console's playground, never a visitor conversation).
+   */
+  recordTurn: TurnRecorder | null;
   question: string;
   language: string;
   context: AnswerContext;
@@ -36,9 +38,6 @@ export type AnswerInput = {
   model: Omit<ModelTurnInput, 'provider' | 'context' | 'question' | 'language' | 'onToken' | 'signal'>;
 };
 
-/** Outcome of a turn, stored with it. */
-type Outcome = 'answered' | 'no_answer' | 'error';
-
 /** Words per streamed token frame when the offline responder "streams" its extract. */
 const OFFLINE_WORDS_PER_FRAME = 4;
 
@@ -47,13 +46,14 @@ const OFFLINE_WORDS_PER_FRAME = 4;
  * `done` with citations (or `error`). With a model, the answer comes from it (grounded by the
  * assembled prompt, with the order-lookup tool for a verified shopper); offline, an extract of
  * the best passages, cited, or an honest "I don't know". Never an invented answer. The turn
- * (question, answer, chunks and scores behind it, latency) is stored before `done` is sent.
+ * (answer, outcome, latency) goes to `recordTurn` before `done` is sent.
  */
 export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer> {
-  const { caller, emit } = input;
+  const { conversationId, emit } = input;
+  const storeTurn = input.recordTurn ?? (async () => {});
   const started = input.clock.now().getTime();
   const messageId = newId();
-  emit({ event: 'start', data: { conversation_id: caller.conversation.id, message_id: messageId } });
+  emit({ event: 'start', data: { conversation_id: conversationId, message_id: messageId } });
   let firstTokenAt: number | null = null;
   const onToken = (text: string) => {
     if (text === '') return;
@@ -62,7 +62,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
   };
 
   let text: string;
-  let outcome: Outcome;
+  let outcome: TurnOutcome;
   let citations: TCitation[];
   let label = 'offline';
   if (input.provider) {
@@ -77,7 +77,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
       ...(input.signal ? { signal: input.signal } : {}),
     });
     if (!result.ok) {
-      await storeTurn(input, {
+      await storeTurn({
         messageId: null,
         answer: result.partial,
         outcome: 'error',
@@ -87,7 +87,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
       });
       emit({ event: 'error', data: { code: 'answer_failed', message: ANSWER_FAILED_MESSAGE } });
       return {
-        conversation_id: caller.conversation.id,
+        conversation_id: conversationId,
         message_id: null,
         text: '',
         citations: [],
@@ -136,7 +136,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
     couponsEnabled: input.features.coupons,
   });
   for (const block of blocks) emit({ event: 'block', data: block });
-  await storeTurn(input, {
+  await storeTurn({
     messageId,
     answer: text,
     outcome,
@@ -147,66 +147,5 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
     blocks,
   });
   emit({ event: 'done', data: { message_id: messageId, text, citations } });
-  return { conversation_id: caller.conversation.id, message_id: messageId, text, citations, blocks };
-}
-
-/** Stores the answer (when there is one) and the turn behind it, in one transaction. */
-async function storeTurn(
-  input: AnswerInput,
-  turn: {
-    messageId: string | null;
-    answer: string;
-    outcome: Outcome;
-    label: string;
-    started: number;
-    firstTokenAt: number | null;
-    citations?: TCitation[];
-    blocks?: TBlock[];
-  },
-): Promise<void> {
-  const { caller } = input;
-  const now = input.clock.now();
-  await input.db.transaction().execute(async (trx) => {
-    if (turn.messageId) {
-      const blocks: StoredBlock[] = turn.blocks ?? [];
-      await trx
-        .insertInto('messages')
-        .values({
-          id: turn.messageId,
-          workspace_id: caller.workspaceId,
-          conversation_id: caller.conversation.id,
-          role: 'assistant',
-          content: turn.answer,
-          citations: JSON.stringify(turn.citations ?? []),
-          blocks: JSON.stringify(blocks),
-          created_at: now,
-        })
-        .execute();
-      await trx
-        .updateTable('conversations')
-        .set({ last_message_at: now, updated_at: now })
-        .where('id', '=', caller.conversation.id)
-        .execute();
-    }
-    await trx
-      .insertInto('answer_turns')
-      .values({
-        id: newId(),
-        workspace_id: caller.workspaceId,
-        agent_id: caller.agent.id,
-        conversation_id: caller.conversation.id,
-        question_message_id: input.model.questionMessageId,
-        answer_message_id: turn.messageId,
-        question: input.question,
-        answer: turn.answer,
-        retrieved: JSON.stringify(
-          input.context.sources.map((source) => ({ chunk_id: source.hit.chunk_id, score: source.hit.score })),
-        ),
-        outcome: turn.outcome,
-        provider: turn.label,
-        latency_ms: Math.max(0, now.getTime() - turn.started),
-        first_token_ms: turn.firstTokenAt === null ? null : Math.max(0, turn.firstTokenAt - turn.started),
-      })
-      .execute();
-  });
+  return { conversation_id: conversationId, message_id: messageId, text, citations, blocks };
 }

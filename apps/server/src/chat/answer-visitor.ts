@@ -9,6 +9,7 @@ import type { ChatDeps } from './chat-deps.js';
 import { resolveProvider } from './llm-providers.js';
 import { offlineOrderReply } from './offline-orders.js';
 import { orderTools } from './order-tool.js';
+import { widgetTurnRecorder } from './turn-store.js';
 
 /**
  * The whole of `POST /v1/widget/messages[/stream]` past auth: stores the visitor's message,
@@ -66,8 +67,15 @@ export async function answerVisitor(options: {
       : null;
   const features = storedWidgetFeatures(caller.agent);
   return answerQuestion({
-    db,
-    caller,
+    conversationId: caller.conversation.id,
+    recordTurn: widgetTurnRecorder({
+      db,
+      caller,
+      question: options.message,
+      questionMessageId: questionId,
+      sources: context.sources,
+      clock,
+    }),
     question: options.message,
     language,
     context,
@@ -81,7 +89,6 @@ export async function answerVisitor(options: {
     clock,
     ...(options.signal ? { signal: options.signal } : {}),
     model: {
-      questionMessageId: questionId,
       agentName: caller.agent.name,
       agentPrompt: caller.agent.system_prompt,
       shopperVerified: caller.conversation.shopper_verified_at !== null,

@@ -14,7 +14,6 @@ export type ModelTurnInput = {
   provider: LlmProvider;
   context: AnswerContext;
   question: string;
-  questionMessageId: string;
   language: string;
   agentName: string;
   agentPrompt: string;

@@ -117,6 +117,12 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   { method: 'POST', url: '/api/v1/admin/agents/01ABC/uploads', openapi: '/api/v1/admin/agents/{id}/uploads' },
   { method: 'POST', url: '/api/v1/admin/agents/01ABC/search', openapi: '/api/v1/admin/agents/{id}/search' },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/agents/01ABC/playground',
+    openapi: '/api/v1/admin/agents/{id}/playground',
+    body: { question: 'Matrix' },
+  },
   { method: 'GET', url: '/api/v1/admin/kb/articles', openapi: '/api/v1/admin/kb/articles' },
   { method: 'POST', url: '/api/v1/admin/kb/articles', openapi: '/api/v1/admin/kb/articles' },
   { method: 'GET', url: '/api/v1/admin/kb/articles/01ABC', openapi: '/api/v1/admin/kb/articles/{id}' },

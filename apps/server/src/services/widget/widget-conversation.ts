@@ -7,7 +7,7 @@ import type { WidgetCaller } from './widget-caller.js';
 /** Earlier messages a model sees with a new question. */
 const HISTORY_MESSAGES = 12;
 /** Characters of each earlier message a model sees. */
-const HISTORY_MESSAGE_CHARS = 2000;
+export const HISTORY_MESSAGE_CHARS = 2000;
 
 /** Stores a visitor's message and returns its id. */
 export async function recordVisitorMessage(

@@ -10,6 +10,7 @@ import { embedRoutes } from './embed.route.js';
 import { kbRoutes } from './kb.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
+import { playgroundRoutes } from './playground.route.js';
 import { searchRoutes } from './search.route.js';
 import { sessionRoutes } from './session.route.js';
 import { setupRoutes } from './setup.route.js';
@@ -58,6 +59,7 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(sourceRoutes(deps));
     await app.register(uploadRoutes(deps));
     await app.register(searchRoutes(deps));
+    await app.register(playgroundRoutes(deps));
     await app.register(kbRoutes(deps));
     await app.register(embedRoutes(deps));
     await app.register(leadRoutes(deps));

@@ -1,0 +1,91 @@
+import type { TBlock, TCitation } from '@service/contract';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { DB } from '../db/schema.js';
+import type { StoredBlock } from '../db/schema-conversations.js';
+import { newId } from '../security/ids.js';
+import type { WidgetCaller } from '../services/widget/widget-caller.js';
+import type { AnswerSource } from './answer-context.js';
+
+/** Outcome of a turn, stored with it. */
+export type TurnOutcome = 'answered' | 'no_answer' | 'error';
+
+/** A finished turn as the answer engine hands it over: the answer (when there is one) and how it went. */
+export type FinishedTurn = {
+  /** The answer message's id; null when no answer was given (the model failed). */
+  messageId: string | null;
+  answer: string;
+  outcome: TurnOutcome;
+  /** Who answered: the provider's label, or `offline`. */
+  label: string;
+  /** When the turn started and its first token went out (clock milliseconds). */
+  started: number;
+  firstTokenAt: number | null;
+  citations?: TCitation[];
+  blocks?: TBlock[];
+};
+
+/** Stores a finished turn; the engine awaits it before `done` is sent. */
+export type TurnRecorder = (turn: FinishedTurn) => Promise<void>;
+
+/**
+ * The widget's recorder: the answer message (when there is one) in the visitor's conversation
+ * and the turn behind it (question, answer, chunks and scores, latency) in `answer_turns`, in
+ * one transaction.
+ */
+export function widgetTurnRecorder(options: {
+  db: Kysely<DB>;
+  caller: WidgetCaller;
+  question: string;
+  questionMessageId: string;
+  sources: readonly AnswerSource[];
+  clock: Clock;
+}): TurnRecorder {
+  const { caller } = options;
+  return async (turn) => {
+    const now = options.clock.now();
+    await options.db.transaction().execute(async (trx) => {
+      if (turn.messageId) {
+        const blocks: StoredBlock[] = turn.blocks ?? [];
+        await trx
+          .insertInto('messages')
+          .values({
+            id: turn.messageId,
+            workspace_id: caller.workspaceId,
+            conversation_id: caller.conversation.id,
+            role: 'assistant',
+            content: turn.answer,
+            citations: JSON.stringify(turn.citations ?? []),
+            blocks: JSON.stringify(blocks),
+            created_at: now,
+          })
+          .execute();
+        await trx
+          .updateTable('conversations')
+          .set({ last_message_at: now, updated_at: now })
+          .where('id', '=', caller.conversation.id)
+          .execute();
+      }
+      await trx
+        .insertInto('answer_turns')
+        .values({
+          id: newId(),
+          workspace_id: caller.workspaceId,
+          agent_id: caller.agent.id,
+          conversation_id: caller.conversation.id,
+          question_message_id: options.questionMessageId,
+          answer_message_id: turn.messageId,
+          question: options.question,
+          answer: turn.answer,
+          retrieved: JSON.stringify(
+            options.sources.map((source) => ({ chunk_id: source.hit.chunk_id, score: source.hit.score })),
+          ),
+          outcome: turn.outcome,
+          provider: turn.label,
+          latency_ms: Math.max(0, now.getTime() - turn.started),
+          first_token_ms: turn.firstTokenAt === null ? null : Math.max(0, turn.firstTokenAt - turn.started),
+        })
+        .execute();
+    });
+  };
+}
