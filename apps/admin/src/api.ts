@@ -42,6 +42,10 @@ type RequestOptions = {
   body?: unknown;
   /** A 401 here is an answer, not an ended session (signing in, reading the session). */
   isSessionCall?: boolean;
+  /** What the caller reads: JSON (the default), or a stream of server-sent events. */
+  accept?: 'application/json' | 'text/event-stream';
+  /** Stops the request (and a stream being read). */
+  signal?: AbortSignal;
 };
 
 /**
@@ -69,7 +73,7 @@ export async function apiVoid(path: string, options: RequestOptions = {}): Promi
 
 async function send(path: string, options: RequestOptions): Promise<Response> {
   const method = options.method ?? 'GET';
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const csrf = handlers.csrfToken();
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
@@ -80,9 +84,10 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
       headers,
       credentials: 'same-origin',
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch {
-    throw new ApiError(0, 'network', 'The service could not be reached. Check your connection.', {}, null);
+    throw options.signal?.aborted ? stoppedError() : networkError();
   }
   if (response.ok) return response;
   const error = await errorOf(response);
@@ -104,6 +109,70 @@ async function errorOf(response: Response): Promise<ApiError> {
     );
   }
   return new ApiError(response.status, body.data.code, body.data.message, body.data.errors, retryAfter);
+}
+
+const networkError = () =>
+  new ApiError(0, 'network', 'The service could not be reached. Check your connection.', {}, null);
+const stoppedError = () => new ApiError(0, 'stopped', 'Stopped.', {}, null);
+
+/** One server-sent event: its name and its data, parsed as JSON. */
+export type StreamFrame = { event: string; data: unknown };
+
+/**
+ * Parses one SSE block (`event: <name>` and `data: <one-line JSON>` lines; `:` lines are
+ * comments); null for a comment-only block or one that breaks the service's frame form.
+ */
+export function parseFrame(block: string): StreamFrame | null {
+  let event: string | null = null;
+  let data: string | null = null;
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event: ')) event = line.slice('event: '.length);
+    else if (line.startsWith('data: ')) data = line.slice('data: '.length);
+  }
+  if (event === null || data === null) return null;
+  try {
+    return { event, data: JSON.parse(data) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * POSTs `body` to a streaming route and hands each frame to `onFrame` as it arrives; resolves
+ * when the stream ends. A refusal before the stream (4xx, 429) is an {@link ApiError}, as
+ * {@link api}'s; so are a lost connection (`network`) and `signal` stopping it (`stopped`).
+ */
+export async function apiStream(
+  path: string,
+  body: unknown,
+  onFrame: (frame: StreamFrame) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const response = await send(path, {
+    method: 'POST',
+    body,
+    accept: 'text/event-stream',
+    ...(signal ? { signal } : {}),
+  });
+  if (!response.body) throw networkError();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const frame = parseFrame(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (frame) onFrame(frame);
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  } catch {
+    throw signal?.aborted ? stoppedError() : networkError();
+  }
 }
 
 /** Field errors of a zod check, keyed like the service's `errors` (so one form shows both). */

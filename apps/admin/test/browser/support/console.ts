@@ -161,6 +161,8 @@ const DOC_SCREENSHOTS = new Set([
   'knowledge-desktop',
   'knowledge-phone',
   'knowledge-delete-desktop',
+  'playground-desktop',
+  'playground-phone',
   'tokens-created-desktop',
   'two-factor-scan-desktop',
   'two-factor-codes-phone',
