@@ -175,6 +175,14 @@ describe('admin API: a per-minute budget per credential (memory)', () => {
     for (let i = 1; i <= 2; i += 1) expectError(await reindex(), 404, 'not_found');
     expectRateLimited(await reindex());
   });
+
+  test('a playground question counts as expensive too: the 3rd is a JSON 429, never a stream', async () => {
+    const auth = await freshToken(t, tenant);
+    const ask = () =>
+      sendAs(t.app, 'POST', '/api/v1/admin/agents/01UNKNOWN/playground', auth, { question: 'Refunds?' });
+    for (let i = 1; i <= 2; i += 1) expectError(await ask(), 404, 'not_found');
+    expectRateLimited(await ask());
+  });
 });
 
 const redisUrl = process.env.TEST_REDIS_URL;
