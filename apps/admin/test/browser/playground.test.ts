@@ -27,6 +27,10 @@ const SHIPPING =
   'they leave us until they reach you. Orders placed before noon on a working day leave the same day; ' +
   'orders placed later, or on a weekend, leave on the next working day.\n\n' +
   'Returns are accepted for thirty days after delivery, unworn and in their box.';
+/** Knowledge carrying markup: the page must show it as text, never run or render it. */
+const HOSTILE =
+  'Returns and refunds\n\nRefunds reach your card <img src=x onerror="window.__pwned=1"> within ten days ' +
+  'of the return arriving <script>window.__pwned=2</script><b>bold</b>.';
 
 describe('admin console: playground', () => {
   let browser: Browser;
@@ -57,6 +61,7 @@ describe('admin console: playground', () => {
     agentId = await createAgent('Shop helper');
     emptyAgentId = await createAgent('New helper');
     await addText(service.t, tenant, agentId, 'Shipping policy', SHIPPING);
+    await addText(service.t, tenant, agentId, 'Refunds <i>policy</i>', HOSTILE);
   });
   after(async () => {
     await browser?.close();
@@ -126,7 +131,7 @@ describe('admin console: playground', () => {
 
       // Sources used: collapsed at first, opened by keyboard.
       const summary = turn.locator('summary');
-      assert.match((await summary.textContent()) ?? '', /^Sources used \(1, 1 cited\)$/);
+      assert.match((await summary.textContent()) ?? '', /^Sources used \(\d+, 1 cited\)$/);
       await summary.focus();
       await page.keyboard.press('Enter');
       const chunk = turn.locator('.pg-chunk').first();
@@ -157,21 +162,29 @@ describe('admin console: playground', () => {
 
       // A follow-up carries the first turn as history.
       await box.focus();
-      await page.keyboard.type('And returns?');
+      await page.keyboard.type('And refunds?');
       const followUp = page.waitForRequest((request) => request.url().endsWith('/playground'));
       await page.keyboard.press('Enter');
       const sent = (await followUp).postDataJSON();
-      assert.equal(sent.question, 'And returns?');
+      assert.equal(sent.question, 'And refunds?');
       assert.deepEqual(
         sent.history.map((turn: { role: string }) => turn.role),
         ['visitor', 'assistant'],
       );
-      await page
-        .locator('.pg-turn')
-        .nth(1)
+      // Markup in the knowledge is shown as text: nothing of it runs or becomes an element.
+      const second = page.locator('.pg-turn').nth(1);
+      await second
         .locator('.pg-answer-text')
-        .getByText(/thirty days/)
+        .getByText(/within ten days/)
         .waitFor();
+      await second.locator('summary').click();
+      const hostile = second.locator('.pg-chunk', { hasText: 'Refunds <i>policy</i>' });
+      await hostile.locator('.pg-text', { hasText: '<img src=x onerror="window.__pwned=1">' }).waitFor();
+      assert.equal(
+        await page.locator('.pg-turns img, .pg-turns script, .pg-turns b, .pg-turns i').count(),
+        0,
+      );
+      assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
       await page.getByRole('button', { name: 'New conversation' }).click();
       await page.getByText('Ask what a visitor would.').waitFor();
     });
