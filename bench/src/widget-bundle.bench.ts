@@ -20,12 +20,12 @@ import { createApp } from '@service/server/app';
 import { chromium } from 'playwright-core';
 import { systemClock } from '../../apps/server/src/clock.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
+import { CHROMIUM_PATH, chromiumArgs } from '../../apps/server/test/support/chromium.js';
 import { openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { listenLocal } from './support/http.js';
 import { formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';
 
 const SAMPLES = Math.max(5, Number(process.env.BENCH_SAMPLES ?? 30) || 30);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const KB = 1024;
 
 /** Records when the launcher shows: runs in the page before any of its scripts. */
@@ -86,15 +86,8 @@ const blankPage = `<!doctype html><html lang="en"><head><title>blank</title></he
 const widgetPage = `<!doctype html><html lang="en"><head><title>widget</title></head><body>${body}<script src="${serviceUrl}/widget/widget.js?v=bench" data-agent-id="${agent.id}" async></script></body></html>`;
 
 const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
+  executablePath: CHROMIUM_PATH,
+  args: chromiumArgs({ loopbackOnly: false }),
 });
 const blank: number[] = [];
 const launcher: number[] = [];

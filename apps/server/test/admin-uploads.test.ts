@@ -86,20 +86,24 @@ describe('admin API: uploads', () => {
       ZSearchResult,
     );
 
-  const FIXTURE_FACTS: Array<[string, string, string, RegExp]> = [
-    ['returns-policy.pdf', 'pdf', 'within 30 days', /30 days/],
-    ['returns-policy.docx', 'docx', 'within 30 days', /30 days/],
-    ['returns-policy.doc', 'doc', 'within 30 days', /30 days/],
-    ['returns-policy.odt', 'odt', 'within 30 days', /30 days/],
-    ['returns-policy.md', 'md', 'within 30 days', /30 days/],
-    ['returns-policy.txt', 'txt', 'within 30 days', /30 days/],
-    ['price-list.xlsx', 'xlsx', 'Merino hoodie', /Merino hoodie/],
-    ['price-list.xls', 'xls', 'Merino hoodie', /Merino hoodie/],
-    ['price-list.ods', 'ods', 'Merino hoodie', /Merino hoodie/],
-    ['price-list.csv', 'csv', 'Merino hoodie', /Merino hoodie/],
+  // Each file, its type, a phrase to search, the fact its text holds, and how much of it is read.
+  const policy = { paragraphs_read: 9 };
+  const blocks = { paragraphs_read: 6 };
+  const sheet = { sheets_read: 1, rows_read: 5 };
+  const FIXTURE_FACTS: Array<[string, string, string, RegExp, Record<string, number>]> = [
+    ['returns-policy.pdf', 'pdf', 'within 30 days', /30 days/, { pages_read: 2 }],
+    ['returns-policy.docx', 'docx', 'within 30 days', /30 days/, policy],
+    ['returns-policy.doc', 'doc', 'within 30 days', /30 days/, policy],
+    ['returns-policy.odt', 'odt', 'within 30 days', /30 days/, policy],
+    ['returns-policy.md', 'md', 'within 30 days', /30 days/, blocks],
+    ['returns-policy.txt', 'txt', 'within 30 days', /30 days/, blocks],
+    ['price-list.xlsx', 'xlsx', 'Merino hoodie', /Merino hoodie/, sheet],
+    ['price-list.xls', 'xls', 'Merino hoodie', /Merino hoodie/, sheet],
+    ['price-list.ods', 'ods', 'Merino hoodie', /Merino hoodie/, sheet],
+    ['price-list.csv', 'csv', 'Merino hoodie', /Merino hoodie/, { rows_read: 5 }],
   ];
 
-  for (const [file, type, phrase, fact] of FIXTURE_FACTS) {
+  for (const [file, type, phrase, fact, extent] of FIXTURE_FACTS) {
     test(`${file}: stored as an upload source with its text, indexed and searchable`, async () => {
       const agent = await createAgent(t, acme, { name: `Agent for ${file}` });
       const bytes = await fixture(file);
@@ -116,7 +120,10 @@ describe('admin API: uploads', () => {
         file_type: type,
         size_bytes: bytes.byteLength,
         sha256: createHash('sha256').update(bytes).digest('hex'),
+        ...extent,
       };
+      // The answer shows how much was read; the source and its document keep it.
+      assert.deepEqual(source.config, metadata);
       assert.deepEqual((await sourceRow(t, source.id)).config, metadata);
 
       const [doc, ...more] = await documentsOfSource(t, source.id);

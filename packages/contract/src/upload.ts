@@ -49,5 +49,24 @@ export const ZUploadMetadata = z.object({
   file_type: ZUploadFileType.describe('The type detected from the bytes'),
   size_bytes: z.number().int().describe('Size of the uploaded file in bytes'),
   sha256: zText().describe('SHA-256 of the uploaded bytes, hex'),
+  pages_read: z.number().int().nonnegative().optional().describe('PDF: pages read (those without text too)'),
+  sheets_read: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('xlsx, xls, ods: sheets read (at most the first 50)'),
+  rows_read: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('xlsx, xls, ods, csv: non-empty rows read, a header row included (at most 10,000 per sheet)'),
+  paragraphs_read: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('docx, doc, odt: non-empty paragraphs; md, txt: blocks of text between blank lines'),
 });
 export type TUploadMetadata = z.infer<typeof ZUploadMetadata>;

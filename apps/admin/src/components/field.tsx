@@ -1,4 +1,4 @@
-import type { TargetedEvent } from 'preact';
+import type { ComponentChildren, TargetedEvent } from 'preact';
 import { AlertIcon } from './icons';
 
 type FieldProps = {
@@ -17,14 +17,32 @@ type FieldProps = {
   disabled?: boolean;
 };
 
-/** A labelled input with its hint and its errors beside it (read out with the field). */
-export function Field(props: FieldProps) {
-  const id = `field-${props.name}`;
-  const messages = props.errors?.[props.name] ?? [];
-  const described = [props.hint ? `${id}-hint` : null, messages.length > 0 ? `${id}-error` : null]
+/** The parts every field shares: its id, its messages, and the ids that describe it. */
+function fieldParts(name: string, hint: string | undefined, errors: Record<string, string[]> | undefined) {
+  const id = `field-${name}`;
+  const messages = errors?.[name] ?? [];
+  const described = [hint ? `${id}-hint` : null, messages.length > 0 ? `${id}-error` : null]
     .filter(Boolean)
     .join(' ');
-  const onInput = (event: TargetedEvent<HTMLInputElement>) => props.onInput(event.currentTarget.value);
+  return {
+    id,
+    messages,
+    aria: {
+      'aria-invalid': messages.length > 0 ? ('true' as const) : undefined,
+      'aria-describedby': described || undefined,
+    },
+  };
+}
+
+/** The frame around a control: label, hint above, errors below (both read out with the control). */
+function FieldFrame(props: {
+  id: string;
+  label: string;
+  hint: string | undefined;
+  messages: string[];
+  children: ComponentChildren;
+}) {
+  const { id, messages } = props;
   return (
     <div class={`field${messages.length > 0 ? ' has-error' : ''}`}>
       <label for={id}>{props.label}</label>
@@ -33,6 +51,23 @@ export function Field(props: FieldProps) {
           {props.hint}
         </p>
       ) : null}
+      {props.children}
+      {messages.length > 0 ? (
+        <p class="field-error" id={`${id}-error`}>
+          <AlertIcon size={16} />
+          <span>{messages.join(' ')}</span>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A labelled input with its hint and its errors beside it (read out with the field). */
+export function Field(props: FieldProps) {
+  const { id, messages, aria } = fieldParts(props.name, props.hint, props.errors);
+  const onInput = (event: TargetedEvent<HTMLInputElement>) => props.onInput(event.currentTarget.value);
+  return (
+    <FieldFrame id={id} label={props.label} hint={props.hint} messages={messages}>
       {inputOf(props.type ?? 'text', {
         id,
         name: props.name,
@@ -43,16 +78,9 @@ export function Field(props: FieldProps) {
         required: props.required,
         autofocus: props.autofocus,
         disabled: props.disabled,
-        'aria-invalid': messages.length > 0 ? 'true' : undefined,
-        'aria-describedby': described || undefined,
+        ...aria,
       })}
-      {messages.length > 0 ? (
-        <p class="field-error" id={`${id}-error`}>
-          <AlertIcon size={16} />
-          <span>{messages.join(' ')}</span>
-        </p>
-      ) : null}
-    </div>
+    </FieldFrame>
   );
 }
 
@@ -88,7 +116,7 @@ export function FormMessage(props: { kind: 'error' | 'info'; children: string })
   );
 }
 
-/** A labelled text area with its errors beside it (as {@link Field} does for inputs). */
+/** A labelled text area with its hint and errors beside it, framed as {@link Field} is. */
 export function TextArea(props: {
   name: string;
   label: string;
@@ -98,34 +126,17 @@ export function TextArea(props: {
   errors: Record<string, string[]>;
   hint?: string;
 }) {
-  const id = `field-${props.name}`;
-  const messages = props.errors[props.name] ?? [];
-  const described = [props.hint ? `${id}-hint` : null, messages.length > 0 ? `${id}-error` : null]
-    .filter(Boolean)
-    .join(' ');
+  const { id, messages, aria } = fieldParts(props.name, props.hint, props.errors);
   return (
-    <div class={`field${messages.length > 0 ? ' has-error' : ''}`}>
-      <label for={id}>{props.label}</label>
-      {props.hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
+    <FieldFrame id={id} label={props.label} hint={props.hint} messages={messages}>
       <textarea
         id={id}
         name={props.name}
         rows={props.rows}
         value={props.value}
         onInput={(event: TargetedEvent<HTMLTextAreaElement>) => props.onInput(event.currentTarget.value)}
-        aria-invalid={messages.length > 0 ? 'true' : undefined}
-        aria-describedby={described || undefined}
+        {...aria}
       />
-      {messages.length > 0 ? (
-        <p class="field-error" id={`${id}-error`}>
-          <AlertIcon size={16} />
-          <span>{messages.join(' ')}</span>
-        </p>
-      ) : null}
-    </div>
+    </FieldFrame>
   );
 }

@@ -123,3 +123,12 @@ export const ShieldIcon = (props: IconProps) => (
     <path d="M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z" />
   </Svg>
 );
+
+/** Three bars: the main menu's button on narrow screens. */
+export const MenuIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <line x1="4" y1="6" x2="20" y2="6" />
+    <line x1="4" y1="12" x2="20" y2="12" />
+    <line x1="4" y1="18" x2="20" y2="18" />
+  </Svg>
+);

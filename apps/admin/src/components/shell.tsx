@@ -3,14 +3,8 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { PATHS } from '../paths';
 import { session, signOut } from '../session';
-import { BookIcon, ChatIcon, KeyIcon, ShieldIcon, SignOutIcon } from './icons';
-
-const NAV = [
-  { href: PATHS.agents, label: 'Agents', Icon: ChatIcon },
-  { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon },
-  { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon },
-  { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon },
-] as const;
+import { ChatIcon, SignOutIcon } from './icons';
+import { MainNav } from './main-nav';
 
 /** The signed-in frame: skip link, header (product, workspace, user, sign out), nav, content. */
 export function Shell(props: { children: ComponentChildren }) {
@@ -44,21 +38,7 @@ export function Shell(props: { children: ComponentChildren }) {
           </button>
         </div>
       </header>
-      <nav class="sidenav" aria-label="Main">
-        <ul>
-          {NAV.map(({ href, label, Icon }) => (
-            <li key={href}>
-              <a
-                href={href}
-                aria-current={path === href ? 'page' : path.startsWith(href) ? 'true' : undefined}
-              >
-                <Icon size={18} />
-                <span>{label}</span>
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <MainNav path={path} />
       <main id="main" class="content" tabIndex={-1}>
         {props.children}
       </main>

@@ -4,6 +4,7 @@ import {
   CRAWL_MAX_DEPTH,
   CRAWL_MAX_PAGES,
   type SqlEngine,
+  type TSourceCreate,
   type TSqlTestResult,
   ZSource,
   ZSourceCreateCrawl,
@@ -15,10 +16,11 @@ import {
 } from '@service/contract';
 import type { TargetedSubmitEvent } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, api, fieldErrorsOf } from '../api';
+import type { z } from 'zod';
+import { api } from '../api';
 import { Field, FormMessage, TextArea } from '../components/field';
 import { PlusIcon } from '../components/icons';
-import { messageOf } from './knowledge-shared';
+import { useForm } from '../components/use-form';
 import { SqlFields, SqlPreview } from './knowledge-sql';
 
 type Kind = 'crawl' | 'sitemap' | 'url' | 'text' | 'sql';
@@ -53,7 +55,7 @@ export type Draft = {
 };
 
 /** The body of a new source of `kind`, checked with the contract's own schema. */
-function bodyOf(kind: Kind, draft: Draft) {
+function bodyOf(kind: Kind, draft: Draft): z.ZodSafeParseResult<TSourceCreate> {
   const name = draft.name.trim() === '' ? {} : { name: draft.name };
   const pages = (value: string, fallback: number) => (value.trim() === '' ? fallback : Number(value));
   const optional = (key: string, value: string) => (value.trim() === '' ? {} : { [key]: value });
@@ -113,60 +115,37 @@ const EMPTY: Draft = {
 export function AddSource(props: { base: string; onAdded: () => Promise<void> }) {
   const [kind, setKind] = useState<Kind>('crawl');
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<{ kind: 'error' | 'info'; text: string } | null>(null);
-  const [isBusy, setBusy] = useState(false);
+  const { errors, notice, setNotice, isBusy, submit, clear } = useForm();
   const set = (key: keyof Draft) => (value: string) => setDraft({ ...draft, [key]: value });
   const [preview, setPreview] = useState<TSqlTestResult | null>(null);
   const [isTesting, setTesting] = useState(false);
 
   const testConnection = async () => {
-    setMessage(null);
     setPreview(null);
-    const parsed = bodyOf('sql', draft);
-    if (!parsed.success) {
-      setErrors(fieldErrorsOf(parsed.error));
-      return;
-    }
-    setErrors({});
-    setTesting(true);
-    try {
-      setPreview(
-        await api(`${props.base}/sources/test-sql`, ZSqlTestResult, { method: 'POST', body: parsed.data }),
-      );
-    } catch (error) {
-      if (error instanceof ApiError) setErrors(error.errors);
-      if (error instanceof ApiError && error.status === 401) return;
-      setMessage({ kind: 'error', text: messageOf(error, 'Could not test the connection.') });
-    } finally {
-      setTesting(false);
-    }
+    await submit({
+      check: () => bodyOf('sql', draft),
+      send: async (body) =>
+        setPreview(await api(`${props.base}/sources/test-sql`, ZSqlTestResult, { method: 'POST', body })),
+      alwaysShowMessage: true,
+      fallback: 'Could not test the connection.',
+      busy: setTesting,
+    });
   };
 
   const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setMessage(null);
-    const parsed = bodyOf(kind, draft);
-    if (!parsed.success) {
-      setErrors(fieldErrorsOf(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      const source = await api(`${props.base}/sources`, ZSource, { method: 'POST', body: parsed.data });
-      setDraft(EMPTY);
-      setMessage({ kind: 'info', text: `Added “${source.name}”. Its progress shows in the list above.` });
-      await props.onAdded();
-    } catch (error) {
-      if (error instanceof ApiError) {
-        setErrors(error.errors);
-        if (error.status === 401) return;
-      }
-      setMessage({ kind: 'error', text: messageOf(error, 'Could not add the source.') });
-    } finally {
-      setBusy(false);
-    }
+    await submit({
+      check: () => bodyOf(kind, draft),
+      send: async (body) => {
+        const source = await api(`${props.base}/sources`, ZSource, { method: 'POST', body });
+        setDraft(EMPTY);
+        setNotice({ kind: 'info', text: `Added “${source.name}”. Its progress shows in the list above.` });
+        await props.onAdded();
+      },
+      // A refused URL or connection is said in the message as well as beside its field.
+      alwaysShowMessage: true,
+      fallback: 'Could not add the source.',
+    });
   };
 
   const hint = KINDS.find((entry) => entry.kind === kind)?.hint ?? '';
@@ -184,7 +163,7 @@ export function AddSource(props: { base: string; onAdded: () => Promise<void> })
               checked={kind === entry.kind}
               onChange={() => {
                 setKind(entry.kind);
-                setErrors({});
+                clear();
               }}
             />
             <span>{entry.label}</span>
@@ -243,7 +222,7 @@ export function AddSource(props: { base: string; onAdded: () => Promise<void> })
         </div>
       ) : null}
       <Field name="name" label="Name (optional)" value={draft.name} onInput={set('name')} errors={errors} />
-      {message ? <FormMessage kind={message.kind}>{message.text}</FormMessage> : null}
+      {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
       {kind === 'sql' && preview ? <SqlPreview result={preview} /> : null}
       <div class="actions">
         {kind === 'sql' ? (

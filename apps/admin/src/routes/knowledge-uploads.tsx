@@ -1,5 +1,6 @@
 import {
   type TSource,
+  type TUploadMetadata,
   UPLOAD_ACCEPTED_EXTENSIONS,
   UPLOAD_FIELD,
   UPLOAD_MAX_FILES,
@@ -12,7 +13,7 @@ import { z } from 'zod';
 import { ApiError, apiUpload } from '../api';
 import { FormMessage } from '../components/field';
 import { UploadIcon } from '../components/icons';
-import { messageOf } from './knowledge-shared';
+import { messageOf, plural } from './knowledge-shared';
 
 type UploadItem = {
   id: number;
@@ -45,6 +46,24 @@ const sizeOf = (bytes: number) =>
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1048576).toFixed(1)} MB`;
 
+/** How much of the file the service read, in its type's units: `2 pages read`, `1 sheet, 5 rows read`. */
+function extentOf(meta: TUploadMetadata): string | null {
+  const parts: string[] = [];
+  if (meta.pages_read !== undefined) parts.push(plural(meta.pages_read, 'page'));
+  if (meta.sheets_read !== undefined) parts.push(plural(meta.sheets_read, 'sheet'));
+  if (meta.rows_read !== undefined) parts.push(plural(meta.rows_read, 'row'));
+  if (meta.paragraphs_read !== undefined) parts.push(plural(meta.paragraphs_read, 'paragraph'));
+  return parts.length > 0 ? `${parts.join(', ')} read` : null;
+}
+
+/** What the answer says of an accepted file: `PDF detected, 2 pages read, 11.9 KB`. */
+function resultOf(meta: TUploadMetadata | null, file: File): string {
+  if (!meta) return `Added, ${sizeOf(file.size)}`;
+  const type = TYPE_NAME[meta.file_type] ?? meta.file_type;
+  const extent = extentOf(meta);
+  return [`${type} detected`, ...(extent ? [extent] : []), sizeOf(meta.size_bytes)].join(', ');
+}
+
 let nextUpload = 0;
 
 /**
@@ -73,19 +92,21 @@ export function Uploads(props: { base: string; sources: TSource[] | null; onUplo
         update(item.id, { share }),
       );
       const meta = ZUploadMetadata.safeParse(source?.config);
-      const type = meta.success ? (TYPE_NAME[meta.data.file_type] ?? meta.data.file_type) : 'file';
       update(item.id, {
         share: 1,
         state: 'done',
-        result: `Read as ${type}, ${sizeOf(meta.success ? meta.data.size_bytes : item.file.size)}`,
+        result: resultOf(meta.success ? meta.data : null, item.file),
         ...(source ? { sourceId: source.id } : {}),
       });
       await props.onUploaded();
     } catch (error) {
-      const reasons = error instanceof ApiError ? (error.errors.file ?? []) : [];
+      // The service names the file in each reason (`invoice.pdf: …`); the row already shows it.
+      const reasons = (error instanceof ApiError ? (error.errors.file ?? []) : []).map((reason) =>
+        reason.startsWith(`${item.file.name}: `) ? reason.slice(item.file.name.length + 2) : reason,
+      );
       update(item.id, {
         state: 'refused',
-        result: reasons.length > 0 ? reasons.join(' ') : messageOf(error, 'The upload failed.'),
+        result: reasons.length > 0 ? `Refused: ${reasons.join(' ')}` : messageOf(error, 'The upload failed.'),
       });
     }
   };

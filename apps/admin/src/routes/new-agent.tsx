@@ -10,8 +10,9 @@ import {
 } from '@service/contract';
 import type { TargetedEvent, TargetedSubmitEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, fieldErrorsOf } from '../api';
+import { api, fieldErrorsOf } from '../api';
 import { Field, FormMessage } from '../components/field';
+import { useForm } from '../components/use-form';
 import { PATHS } from '../paths';
 import './new-agent.css';
 
@@ -41,9 +42,7 @@ export function NewAgent() {
     primary: DEFAULT_THEME.primary,
     position: DEFAULT_THEME.position,
   });
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [isBusy, setBusy] = useState(false);
+  const { errors, setErrors, notice, setNotice, isBusy, submit } = useForm();
   const [created, setCreated] = useState<Created | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const set =
@@ -75,7 +74,7 @@ export function NewAgent() {
 
   const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setMessage(null);
+    setNotice(null);
     const found = stepErrors();
     setErrors(found);
     if (Object.keys(found).length > 0) return;
@@ -83,31 +82,29 @@ export function NewAgent() {
       setStep(step + 1);
       return;
     }
-    setBusy(true);
-    try {
-      const agent = await api('/agents', ZAgent, { method: 'POST', body: body() });
-      const path = `/agents/${encodeURIComponent(agent.id)}`;
-      let crawlError: string | null = null;
-      if (draft.crawl && site) {
-        // The agent exists either way; a refused crawl is said on the last step, not lost.
-        await api(`${path}/sources`, ZSource, {
-          method: 'POST',
-          body: { type: 'crawl', url: site.url },
-        }).catch((error: unknown) => {
-          crawlError = error instanceof Error ? error.message : 'The crawl could not be started.';
-        });
-      }
-      const embed = await api(`${path}/embed`, ZAgentEmbed);
-      setCreated({ agentId: agent.id, embed, crawlError });
-      setStep(3);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.status === 401) return;
-      if (Object.keys(error.errors).length > 0) setErrors(error.errors);
-      setMessage(error.message);
-    } finally {
-      setBusy(false);
-    }
+    await submit({
+      check: () => ZAgentCreate.safeParse(body()),
+      send: async (agentBody) => {
+        const agent = await api('/agents', ZAgent, { method: 'POST', body: agentBody });
+        const path = `/agents/${encodeURIComponent(agent.id)}`;
+        let crawlError: string | null = null;
+        if (draft.crawl && site) {
+          // The agent exists either way; a refused crawl is said on the last step, not lost.
+          await api(`${path}/sources`, ZSource, {
+            method: 'POST',
+            body: { type: 'crawl', url: site.url },
+          }).catch((error: unknown) => {
+            crawlError = error instanceof Error ? error.message : 'The crawl could not be started.';
+          });
+        }
+        const embed = await api(`${path}/embed`, ZAgentEmbed);
+        setCreated({ agentId: agent.id, embed, crawlError });
+        setStep(3);
+      },
+      // A field the service names may be on an earlier step: its message says it here too.
+      alwaysShowMessage: true,
+      fallback: 'The agent could not be created.',
+    });
   };
 
   return (
@@ -134,7 +131,7 @@ export function NewAgent() {
         <EmbedStep created={created} headingRef={heading} />
       ) : (
         <form class="card wizard-card" onSubmit={onSubmit} noValidate>
-          {message ? <FormMessage kind="error">{message}</FormMessage> : null}
+          {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
           {step === 0 ? (
             <>
               <h2 ref={heading} tabIndex={-1}>

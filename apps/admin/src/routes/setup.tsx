@@ -1,9 +1,10 @@
 import { type TSetupRequest, ZAdminSession, ZSetupRequest } from '@service/contract';
 import type { TargetedSubmitEvent } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, api, fieldErrorsOf, waitMessage } from '../api';
+import { api } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { ChatIcon } from '../components/icons';
+import { useForm } from '../components/use-form';
 import { adoptSession, loadSession } from '../session';
 
 type Form = Record<keyof TSetupRequest, string>;
@@ -11,37 +12,26 @@ type Form = Record<keyof TSetupRequest, string>;
 /** First run: the setup code from the service's log, then the first user and workspace. */
 export function Setup() {
   const [form, setForm] = useState<Form>({ setup_code: '', email: '', password: '', workspace_name: '' });
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [isBusy, setBusy] = useState(false);
+  const { errors, setErrors, notice, isBusy, submit } = useForm();
   const set = (key: keyof Form) => (value: string) => setForm({ ...form, [key]: value });
 
   const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setMessage(null);
-    const parsed = ZSetupRequest.safeParse(form);
-    if (!parsed.success) {
-      setErrors(fieldErrorsOf(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      adoptSession(
-        await api('/setup', ZAdminSession, { method: 'POST', body: parsed.data, isSessionCall: true }),
-      );
-    } catch (error) {
-      setBusy(false);
-      if (!(error instanceof ApiError)) throw error;
-      if (error.status === 409) {
+    let isTaken = false;
+    await submit({
+      check: () => ZSetupRequest.safeParse(form),
+      send: async (body) =>
+        adoptSession(await api('/setup', ZAdminSession, { method: 'POST', body, isSessionCall: true })),
+      onApiError: (error) => {
         // Someone finished setup meanwhile: the console moves on to sign-in.
-        await loadSession();
-        return;
-      }
-      if (error.status === 403) setErrors({ setup_code: [error.message] });
-      else if (Object.keys(error.errors).length > 0) setErrors(error.errors);
-      else setMessage(error.status === 429 ? waitMessage(error.retryAfter) : error.message);
-    }
+        if (error.status === 409) isTaken = true;
+        else if (error.status === 403) setErrors({ setup_code: [error.message] });
+        else return false;
+        return true;
+      },
+      fallback: 'The account could not be created.',
+    });
+    if (isTaken) await loadSession();
   };
 
   return (
@@ -55,7 +45,7 @@ export function Setup() {
           Create the first account and its workspace. The setup code is in the service’s log (and in the file{' '}
           <code>setup-code</code> in its data folder), so only whoever runs the service can do this.
         </p>
-        {message ? <FormMessage kind="error">{message}</FormMessage> : null}
+        {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
         <Field
           name="setup_code"
           label="Setup code"

@@ -1,9 +1,10 @@
 import { ZSessionLogin } from '@service/contract';
 import type { TargetedSubmitEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, fieldErrorsOf, waitMessage } from '../api';
+import { waitMessage } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { LockIcon } from '../components/icons';
+import { useForm } from '../components/use-form';
 import { sessionEnded, signIn } from '../session';
 
 type Step = 'password' | 'code' | 'recovery';
@@ -17,10 +18,8 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [step, setStep] = useState<Step>('password');
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<string | null>(null);
+  const { errors, notice, showError, isBusy, submit, clear } = useForm();
   const [waitSeconds, setWaitSeconds] = useState(0);
-  const [isBusy, setBusy] = useState(false);
 
   useEffect(() => {
     if (waitSeconds <= 0) return;
@@ -30,44 +29,30 @@ export function SignIn() {
 
   const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setMessage(null);
     const input = {
       email,
       password,
       ...(step === 'code' ? { code: code.replace(/\s/g, '') } : {}),
       ...(step === 'recovery' ? { recovery_code: code } : {}),
     };
-    const parsed = ZSessionLogin.safeParse(input);
-    if (!parsed.success) {
-      setErrors(renameCodeErrors(fieldErrorsOf(parsed.error)));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      await signIn(parsed.data);
-    } catch (error) {
-      setBusy(false);
-      if (!(error instanceof ApiError)) throw error;
-      if (error.status === 422 && step === 'password' && error.errors.code) {
-        setStep('code');
-        return;
-      }
-      if (error.status === 429) {
-        setWaitSeconds(error.retryAfter ?? 60);
-        return;
-      }
-      if (error.status === 401) {
-        setMessage(
-          step === 'password'
-            ? 'The email or password is not right.'
-            : 'That code is not right, or it was already used.',
-        );
-        return;
-      }
-      if (Object.keys(error.errors).length > 0) setErrors(renameCodeErrors(error.errors));
-      else setMessage(error.message);
-    }
+    await submit({
+      check: () => ZSessionLogin.safeParse(input),
+      send: signIn,
+      onApiError: (error) => {
+        if (error.status === 422 && step === 'password' && error.errors.code) setStep('code');
+        else if (error.status === 429) setWaitSeconds(error.retryAfter ?? 60);
+        else if (error.status === 401) {
+          showError(
+            step === 'password'
+              ? 'The email or password is not right.'
+              : 'That code is not right, or it was already used.',
+          );
+        } else return false;
+        return true;
+      },
+      errorsFor: renameCodeErrors,
+      fallback: 'Could not sign in.',
+    });
   };
 
   const isWaiting = waitSeconds > 0;
@@ -81,7 +66,7 @@ export function SignIn() {
         {sessionEnded.value && step === 'password' ? (
           <FormMessage kind="info">Your session ended. Sign in again to go on where you were.</FormMessage>
         ) : null}
-        {message ? <FormMessage kind="error">{message}</FormMessage> : null}
+        {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
         {isWaiting ? <FormMessage kind="info">{waitMessage(waitSeconds)}</FormMessage> : null}
         {step === 'password' ? (
           <>
@@ -131,8 +116,7 @@ export function SignIn() {
               class="button link"
               onClick={() => {
                 setCode('');
-                setErrors({});
-                setMessage(null);
+                clear();
                 setStep(step === 'code' ? 'recovery' : 'code');
               }}
             >
@@ -150,8 +134,7 @@ export function SignIn() {
             onClick={() => {
               setStep('password');
               setCode('');
-              setErrors({});
-              setMessage(null);
+              clear();
             }}
           >
             Back

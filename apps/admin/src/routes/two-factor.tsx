@@ -9,9 +9,10 @@ import {
 } from '@service/contract';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { encode } from 'uqr';
-import { ApiError, api, apiVoid, fieldErrorsOf } from '../api';
+import { ApiError, api, apiVoid } from '../api';
 import { CopySecret } from '../components/copy-secret';
 import { Field, FormMessage } from '../components/field';
+import { useForm } from '../components/use-form';
 import { dateText } from './tokens';
 import './access.css';
 
@@ -133,34 +134,20 @@ function Scan(props: {
   onCancel: () => void;
 }) {
   const [code, setCode] = useState('');
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [isBusy, setBusy] = useState(false);
+  const { errors, notice, isBusy, submit } = useForm();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
 
   const onSubmit = async (event: Event) => {
     event.preventDefault();
-    setMessage(null);
-    const parsed = ZTwoFactorConfirm.safeParse({ code: code.replace(/\s/g, '') });
-    if (!parsed.success) {
-      setErrors(fieldErrorsOf(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      const answer = await api('/me/two-factor/confirm', ZRecoveryCodes, {
-        method: 'POST',
-        body: parsed.data,
-      });
-      props.onConfirmed(answer.recovery_codes);
-    } catch (error) {
-      if (error instanceof ApiError && Object.keys(error.errors).length > 0) setErrors(error.errors);
-      else setMessage(error instanceof Error ? error.message : 'Could not turn two-factor on.');
-    } finally {
-      setBusy(false);
-    }
+    await submit({
+      check: () => ZTwoFactorConfirm.safeParse({ code: code.replace(/\s/g, '') }),
+      send: async (body) => {
+        const answer = await api('/me/two-factor/confirm', ZRecoveryCodes, { method: 'POST', body });
+        props.onConfirmed(answer.recovery_codes);
+      },
+      fallback: 'Could not turn two-factor on.',
+    });
   };
 
   return (
@@ -190,7 +177,7 @@ function Scan(props: {
         inputMode="numeric"
         autocomplete="one-time-code"
       />
-      {message ? <FormMessage kind="error">{message}</FormMessage> : null}
+      {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
       <div class="actions">
         <button type="submit" class="button primary" disabled={isBusy}>
           {isBusy ? 'Checking…' : 'Turn on'}
@@ -244,12 +231,9 @@ function RecoveryCodes(props: { codes: string[]; onDone: () => void }) {
 
 function Disable(props: { status: TTwoFactorStatus; onDisabled: () => void }) {
   const [code, setCode] = useState('');
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [isBusy, setBusy] = useState(false);
+  const { errors, setErrors, notice, isBusy, submit } = useForm();
   const onSubmit = async (event: Event) => {
     event.preventDefault();
-    setMessage(null);
     const value = code.trim();
     // Six digits is an app code; anything longer is a recovery code.
     const body = /^\d{6}$/.test(value.replace(/\s/g, ''))
@@ -260,17 +244,17 @@ function Disable(props: { status: TTwoFactorStatus; onDisabled: () => void }) {
       setErrors({ code: ['Enter the code your app shows, or one of your recovery codes.'] });
       return;
     }
-    setErrors({});
-    setBusy(true);
-    try {
-      await apiVoid('/me/two-factor', { method: 'DELETE', body: parsed.data });
-      props.onDisabled();
-    } catch (error) {
-      if (error instanceof ApiError && Object.keys(error.errors).length > 0) setErrors(error.errors);
-      else setMessage(error instanceof Error ? error.message : 'Could not turn two-factor off.');
-    } finally {
-      setBusy(false);
-    }
+    await submit({
+      check: () => parsed,
+      send: async (checked) => {
+        await apiVoid('/me/two-factor', { method: 'DELETE', body: checked });
+        props.onDisabled();
+      },
+      // One input takes either code: the service's recovery_code errors belong to it.
+      errorsFor: ({ recovery_code, ...rest }) =>
+        recovery_code ? { ...rest, code: [...(rest.code ?? []), ...recovery_code] } : rest,
+      fallback: 'Could not turn two-factor off.',
+    });
   };
   const left = props.status.recovery_codes_left;
   return (
@@ -288,7 +272,7 @@ function Disable(props: { status: TTwoFactorStatus; onDisabled: () => void }) {
         errors={errors}
         autocomplete="one-time-code"
       />
-      {message ? <FormMessage kind="error">{message}</FormMessage> : null}
+      {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
       <div class="actions">
         <button type="submit" class="button ghost" disabled={isBusy}>
           {isBusy ? 'Turning off…' : 'Turn off two-factor'}

@@ -151,11 +151,11 @@ describe('admin console: knowledge', () => {
         const uploads = page.getByRole('list', { name: 'Uploads' });
         await uploads
           .locator('li', { hasText: 'returns-policy.pdf' })
-          .getByText(/^Read as PDF, [\d.]+ KB: (added|added, indexing…|indexed)\.$/)
+          .getByText(/^PDF detected, 2 pages read, [\d.]+ KB: (added|added, indexing…|indexed)\.$/)
           .waitFor(WAIT);
         await uploads
           .locator('li', { hasText: 'invoice.pdf' })
-          .getByText(/^invoice\.pdf: .+/)
+          .getByText(/^Refused: file content is HTML/)
           .waitFor(WAIT);
 
         // Dropped on the zone, as from a file manager.
@@ -169,12 +169,12 @@ describe('admin console: knowledge', () => {
         await page.dispatchEvent('.dropzone', 'drop', { dataTransfer });
         await uploads
           .locator('li', { hasText: 'hours.md' })
-          .getByText(/^Read as Markdown/)
+          .getByText(/^Markdown detected, 2 paragraphs read, 40 B: /)
           .waitFor(WAIT);
 
         await row(page, 'returns-policy.pdf').getByText('Indexed', { exact: true }).waitFor(WAIT);
         await row(page, 'hours.md').getByText('Indexed', { exact: true }).waitFor(WAIT);
-        await uploads.getByText(/^Read as PDF, [\d.]+ KB: indexed\.$/).waitFor();
+        await uploads.getByText(/^PDF detected, 2 pages read, [\d.]+ KB: indexed\.$/).waitFor();
         await checkScreen(page, 'knowledge-uploads');
       },
       /^(401 GET \/api\/v1\/admin\/session|422 POST \/api\/v1\/admin\/agents\/[^/]+\/uploads)$/,

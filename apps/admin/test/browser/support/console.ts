@@ -7,6 +7,7 @@ import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { ensureSetupCode } from '../../../../server/src/services/accounts/setup-code.js';
+import { CHROMIUM_PATH, chromiumArgs } from '../../../../server/test/support/chromium.js';
 import { createTestApp, type TestApp } from '../../../../server/test/support/test-app.js';
 
 // The real service (createTestApp on a fresh cloned database, nobody signed up) listening on
@@ -21,8 +22,6 @@ export const WAIT_MS = 20_000;
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 /** Launches headless Chromium; only loopback names resolve, so nothing leaves the machine. */
 export function launchBrowser(): Promise<Browser> {
   assert.ok(
@@ -30,18 +29,9 @@ export function launchBrowser(): Promise<Browser> {
     'the console is not built: run `npm run build -w apps/admin`',
   );
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
-    ],
+    args: chromiumArgs(),
   });
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { strToU8 } from 'fflate';
-import { extractPlainText, markdownTitle } from './extract-plain-text.js';
+import { countCsvRows, countParagraphs, extractPlainText, markdownTitle } from './extract-plain-text.js';
 
 describe('markdownTitle', () => {
   test('the first level-one ATX heading, closing #s dropped', () => {
@@ -27,5 +27,26 @@ describe('markdownTitle', () => {
     assert.equal(markdownTitle(hostile), undefined);
     assert.equal(markdownTitle(`${hostile}# Found`), 'Found');
     assert.equal(extractPlainText(strToU8(`${hostile}# Found`), 'md').title, 'Found');
+  });
+});
+
+describe('how much of a text file is read', () => {
+  test('CSV rows: a quoted line break stays in its record; blank lines are no records', () => {
+    assert.equal(countCsvRows('a,b\n1,2\n3,4'), 3);
+    assert.equal(countCsvRows('a,b\n1,2\n'), 2);
+    assert.equal(countCsvRows('name,note\n"Ann","two\nlines"\n\n  \n"Bob","say ""hi""\n"\n'), 3);
+    assert.equal(countCsvRows(''), 0);
+    assert.deepEqual(extractPlainText(strToU8('sku\r\nA-1\r\nB-2\r\n'), 'csv').extent, { rows: 3 });
+  });
+
+  test('paragraphs of Markdown and text: blocks between blank lines', () => {
+    assert.equal(countParagraphs('# Title\n\nOne\nstill one\n \nTwo\n\n\n\nThree'), 4);
+    assert.equal(countParagraphs('\n\n'), 0);
+    assert.deepEqual(extractPlainText(strToU8('# T\n\nBody'), 'md'), {
+      text: '# T\n\nBody',
+      extent: { paragraphs: 2 },
+      title: 'T',
+    });
+    assert.deepEqual(extractPlainText(strToU8('one'), 'txt').extent, { paragraphs: 1 });
   });
 });

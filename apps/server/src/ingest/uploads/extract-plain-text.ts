@@ -1,5 +1,11 @@
-/** What an upload reads as: its text and, when the file names one, its title. */
-export type ExtractedUpload = { text: string; title?: string };
+/**
+ * How much of a file was read, in the units natural to its type: pages (PDF), sheets and rows
+ * (spreadsheets), rows (CSV), paragraphs (Word, OpenDocument text, Markdown, plain text).
+ */
+export type UploadExtent = { pages?: number; sheets?: number; rows?: number; paragraphs?: number };
+
+/** What an upload reads as: its text, how much was read and, when the file names one, its title. */
+export type ExtractedUpload = { text: string; extent: UploadExtent; title?: string };
 
 /** Longest line looked at for a Markdown title; a heading is never longer in practice. */
 const MAX_TITLE_LINE_CHARS = 1_000;
@@ -50,10 +56,40 @@ function headingText(line: string): string | undefined {
   return title === '' ? undefined : title;
 }
 
+/** Blocks of text separated by blank lines (a line of only whitespace counts as blank). */
+export function countParagraphs(text: string): number {
+  return text.split(/\n[ \t]*\n/).filter((block) => block.trim() !== '').length;
+}
+
+/**
+ * Records of a CSV text (RFC 4180): a line break inside double quotes does not end a record;
+ * blank lines are not records. One pass, linear in the text.
+ */
+export function countCsvRows(text: string): number {
+  let rows = 0;
+  let inQuotes = false;
+  let hasContent = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === '"') {
+      // A doubled quote inside quotes is an escaped quote: toggling twice keeps the state.
+      inQuotes = !inQuotes;
+      hasContent = true;
+    } else if (char === '\n' && !inQuotes) {
+      if (hasContent) rows += 1;
+      hasContent = false;
+    } else if (char !== ' ' && char !== '\t') {
+      hasContent = true;
+    }
+  }
+  return hasContent ? rows + 1 : rows;
+}
+
 /** A csv, Markdown or plain-text upload: UTF-8, normalised; Markdown's title from its first heading. */
 export function extractPlainText(bytes: Uint8Array, type: 'csv' | 'md' | 'txt'): ExtractedUpload {
   const text = normaliseText(decodeUtf8(bytes));
-  if (type !== 'md') return { text };
-  const title = markdownTitle(text);
-  return title === undefined ? { text } : { text, title };
+  if (type === 'csv') return { text, extent: { rows: countCsvRows(text) } };
+  const extent = { paragraphs: countParagraphs(text) };
+  const title = type === 'md' ? markdownTitle(text) : undefined;
+  return title === undefined ? { text, extent } : { text, extent, title };
 }

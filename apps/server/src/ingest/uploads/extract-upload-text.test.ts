@@ -74,8 +74,9 @@ describe('extractUploadText: the fixtures', () => {
 
   test('the PDF title comes from its metadata; pages are joined by a blank line', async () => {
     assert.equal((await extractFixture('returns-policy.pdf')).title, 'Returns policy');
-    const { text } = await extractUploadText(buildPdf(3), 'pdf');
+    const { text, extent } = await extractUploadText(buildPdf(3), 'pdf');
     assert.equal(text, 'Page text\n\nPage text\n\nPage text');
+    assert.deepEqual(extent, { pages: 3 });
   });
 
   test('the Markdown title is its first level-one heading; plain text has none', async () => {

@@ -2,13 +2,19 @@ import mammoth from 'mammoth';
 import { getDocumentProxy, getMeta } from 'unpdf';
 import WordExtractor from 'word-extractor';
 import type { UploadType } from './detect-upload-type.js';
-import { decodeUtf8, type ExtractedUpload, extractPlainText, normaliseText } from './extract-plain-text.js';
-import { odtContentText } from './odt-content-text.js';
+import {
+  countParagraphs,
+  decodeUtf8,
+  type ExtractedUpload,
+  extractPlainText,
+  normaliseText,
+} from './extract-plain-text.js';
+import { joinOdtParagraphs, odtParagraphs } from './odt-content-text.js';
 import { repackWithinLimits, unzipWithinLimits } from './unzip-within-limits.js';
 import { UploadLimitError } from './upload-limit-error.js';
-import { workbookText } from './workbook-text.js';
+import { readWorkbook } from './workbook-text.js';
 
-export type { ExtractedUpload } from './extract-plain-text.js';
+export type { ExtractedUpload, UploadExtent } from './extract-plain-text.js';
 export { MAX_UNZIPPED_BYTES, MAX_ZIP_ENTRIES } from './unzip-within-limits.js';
 export { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, MAX_SHEETS } from './workbook-text.js';
 
@@ -115,7 +121,8 @@ async function extractPdf(bytes: Uint8Array, maxTextChars: number): Promise<Extr
     }
     const { info } = await getMeta(pdf);
     const title: unknown = info.Title;
-    const result: ExtractedUpload = { text: pages.join('\n\n') };
+    // Every page was read, those without text too.
+    const result: ExtractedUpload = { text: pages.join('\n\n'), extent: { pages: pdf.numPages } };
     if (typeof title === 'string' && title.trim() !== '') result.title = title.trim();
     return result;
   } finally {
@@ -126,25 +133,33 @@ async function extractPdf(bytes: Uint8Array, maxTextChars: number): Promise<Extr
 async function extractDocx(bytes: Uint8Array): Promise<ExtractedUpload> {
   const repacked = repackWithinLimits(bytes);
   const result = await mammoth.extractRawText({ buffer: asBuffer(repacked) });
-  return { text: normaliseText(result.value).replace(/\n{3,}/g, '\n\n') };
+  // mammoth ends each paragraph with a blank line; a line break inside one is a single newline.
+  const text = normaliseText(result.value).replace(/\n{3,}/g, '\n\n');
+  return { text, extent: { paragraphs: countParagraphs(text) } };
 }
 
 async function extractDoc(bytes: Uint8Array): Promise<ExtractedUpload> {
   const document = await new WordExtractor().extract(asBuffer(bytes));
-  return { text: normaliseText(document.getBody()).replace(/\n{3,}/g, '\n\n') };
+  const body = normaliseText(document.getBody());
+  // word-extractor ends each paragraph with one newline: a paragraph is a non-empty line.
+  const paragraphs = body.split('\n').filter((line) => line.trim() !== '').length;
+  return { text: body.replace(/\n{3,}/g, '\n\n'), extent: { paragraphs } };
 }
 
 function extractOdt(bytes: Uint8Array): ExtractedUpload {
   const entries = unzipWithinLimits(bytes);
   const content = entries['content.xml'];
   if (content === undefined) throw new Error('content.xml is missing');
-  return { text: odtContentText(decodeUtf8(content)) };
+  const paragraphs = odtParagraphs(decodeUtf8(content));
+  const text = joinOdtParagraphs(paragraphs);
+  return { text, extent: { paragraphs: paragraphs.filter((line) => line !== '').length } };
 }
 
 function extractWorkbook(bytes: Uint8Array, type: 'xlsx' | 'xls' | 'ods'): ExtractedUpload {
   // xls is a compound file, not a zip: SheetJS reads it directly.
   const input = type === 'xls' ? bytes : repackWithinLimits(bytes);
-  return { text: workbookText(asBuffer(input)) };
+  const { text, sheets, rows } = readWorkbook(asBuffer(input));
+  return { text, extent: { sheets, rows } };
 }
 
 async function extractByType(

@@ -29,12 +29,12 @@ function decodeEntities(text: string): string {
 }
 
 /**
- * Extracts the readable text of an ODF `content.xml`: each `text:p` and `text:h` inside
- * `office:body` becomes one line (`text:s`, `text:tab` and `text:line-break` become spaces,
- * tabs and newlines). A small tokenizer rather than a DOM: no entity expansion, no DTD, and
- * memory linear in the input.
+ * The paragraphs of an ODF `content.xml`, in order: each `text:p` and `text:h` inside
+ * `office:body` is one entry, trimmed, empty ones included (`text:s`, `text:tab` and
+ * `text:line-break` become spaces, tabs and newlines). A small tokenizer rather than a DOM: no
+ * entity expansion, no DTD, and memory linear in the input.
  */
-export function odtContentText(xml: string): string {
+export function odtParagraphs(xml: string): string[] {
   const lines: string[] = [];
   let line = '';
   let inBody = false;
@@ -89,8 +89,18 @@ export function odtContentText(xml: string): string {
       line += '\n';
     }
   }
-  return lines
+  return lines;
+}
+
+/** Paragraphs as text: one per line, at most one blank line in a row. */
+export function joinOdtParagraphs(paragraphs: readonly string[]): string {
+  return paragraphs
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+/** The readable text of an ODF `content.xml`: its {@link odtParagraphs}, one per line. */
+export function odtContentText(xml: string): string {
+  return joinOdtParagraphs(odtParagraphs(xml));
 }

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { utils, write } from '@e965/xlsx';
-import { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, MAX_SHEETS, workbookText } from './workbook-text.js';
+import {
+  MAX_SHEET_COLUMNS,
+  MAX_SHEET_ROWS,
+  MAX_SHEETS,
+  readWorkbook,
+  workbookText,
+} from './workbook-text.js';
 
 /** An xlsx workbook holding the given sheets (arrays of rows). */
 function workbook(sheets: Record<string, unknown[][]>): Uint8Array {
@@ -25,6 +31,13 @@ describe('workbookText', () => {
     assert.equal(text, 'Sheet: Prices\nsku | price\nA-1 | 9.5\n\nSheet: Notes\ntwo lines');
   });
 
+  test('counts the sheets read (an empty one too) and their non-empty rows', () => {
+    const read = readWorkbook(
+      workbook({ Prices: [['sku'], [], ['A-1'], ['B-2']], Empty: [], Notes: [['x']] }),
+    );
+    assert.deepEqual({ sheets: read.sheets, rows: read.rows }, { sheets: 3, rows: 4 });
+  });
+
   test(`${MAX_SHEETS} sheets are read, the ${MAX_SHEETS + 1}st is not`, () => {
     const sheets = Object.fromEntries(
       Array.from({ length: MAX_SHEETS + 1 }, (_, i) => [`S${i + 1}`, [[`cell ${i + 1}`]]]),
@@ -36,8 +49,10 @@ describe('workbookText', () => {
 
   test(`${MAX_SHEET_ROWS} rows are read, row ${MAX_SHEET_ROWS + 1} is not`, () => {
     const rows = Array.from({ length: MAX_SHEET_ROWS + 1 }, (_, i) => [`r${i + 1}`]);
-    const lines = workbookText(workbook({ Big: rows })).split('\n');
+    const read = readWorkbook(workbook({ Big: rows }));
+    const lines = read.text.split('\n');
     assert.equal(lines.length, MAX_SHEET_ROWS + 1);
+    assert.equal(read.rows, MAX_SHEET_ROWS);
     assert.equal(lines.at(-1), `r${MAX_SHEET_ROWS}`);
   });
 

@@ -64,18 +64,31 @@ function sheetRowsText(sheet: WorkSheet): string[] {
   return lines;
 }
 
+/** A workbook as read: its text, the sheets read and their non-empty rows (within the caps). */
+export type WorkbookRead = { text: string; sheets: number; rows: number };
+
 /**
  * Reads an xlsx, xls or ods workbook and renders every sheet (up to the caps) as a
- * `Sheet: <name>` heading followed by its rows; sheets without values are left out.
+ * `Sheet: <name>` heading followed by its rows; sheets without values are left out of the
+ * text but counted as read.
  */
-export function workbookText(bytes: Uint8Array): string {
+export function readWorkbook(bytes: Uint8Array): WorkbookRead {
   const workbook = read(bytes, PARSING_OPTIONS);
   const sections: string[] = [];
+  let sheets = 0;
+  let rowCount = 0;
   for (const name of workbook.SheetNames.slice(0, MAX_SHEETS)) {
     const sheet = workbook.Sheets[name];
     if (sheet === undefined) continue;
+    sheets += 1;
     const rows = sheetRowsText(sheet);
+    rowCount += rows.length;
     if (rows.length > 0) sections.push([`Sheet: ${name}`, ...rows].join('\n'));
   }
-  return sections.join('\n\n');
+  return { text: sections.join('\n\n'), sheets, rows: rowCount };
+}
+
+/** The text of {@link readWorkbook}. */
+export function workbookText(bytes: Uint8Array): string {
+  return readWorkbook(bytes).text;
 }

@@ -75,7 +75,16 @@ const PUBLIC_CONFIG_KEYS: Readonly<Record<string, readonly string[]>> = {
     'id_column',
     'url_column',
   ],
-  upload: ['file_name', 'file_type', 'size_bytes', 'sha256'],
+  upload: [
+    'file_name',
+    'file_type',
+    'size_bytes',
+    'sha256',
+    'pages_read',
+    'sheets_read',
+    'rows_read',
+    'paragraphs_read',
+  ],
 };
 
 /** The settings a source shows through the API. */

@@ -9,6 +9,7 @@ import {
 import { validationError } from '../../errors/app-error.js';
 import { extractionPool } from '../../extraction/shared-extraction-pool.js';
 import { detectUploadType, fileNameExtension } from '../../ingest/uploads/detect-upload-type.js';
+import type { ExtractedUpload, UploadExtent } from '../../ingest/uploads/extract-plain-text.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
@@ -59,6 +60,16 @@ function cleanTitle(title: string | undefined, fallback: string): string {
   return cleaned === '' ? fallback : clampCodePoints(cleaned, UPLOAD_NAME_MAX_CHARS);
 }
 
+/** How much of the file was read, as the contract's `*_read` fields (only those of its type). */
+function extentMetadata(extent: UploadExtent): Partial<TUploadMetadata> {
+  const fields: Partial<TUploadMetadata> = {};
+  if (extent.pages !== undefined) fields.pages_read = extent.pages;
+  if (extent.sheets !== undefined) fields.sheets_read = extent.sheets;
+  if (extent.rows !== undefined) fields.rows_read = extent.rows;
+  if (extent.paragraphs !== undefined) fields.paragraphs_read = extent.paragraphs;
+  return fields;
+}
+
 /** Detects and extracts one file; the refusal is phrased `<name>: <reason>` for `errors.file`. */
 async function prepareUpload(
   file: IncomingUpload,
@@ -66,7 +77,7 @@ async function prepareUpload(
   const name = sanitiseUploadName(file.fileName);
   const detected = await detectUploadType(file.bytes, name);
   if (!detected.ok) return { ok: false, message: `${name}: ${detected.reason}` };
-  let extracted: { text: string; title?: string };
+  let extracted: ExtractedUpload;
   try {
     extracted = await extractionPool().extractUpload(file.bytes, detected.type);
   } catch (error) {
@@ -82,6 +93,7 @@ async function prepareUpload(
         size_bytes: file.bytes.byteLength,
         // Of the bytes as uploaded; the document's content hash is of the extracted text.
         sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        ...extentMetadata(extracted.extent),
       },
       text: extracted.text,
       title: cleanTitle(extracted.title, name),

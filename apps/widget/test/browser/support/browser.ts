@@ -10,6 +10,7 @@ import {
   type Page,
   type Request,
 } from 'playwright-core';
+import { CHROMIUM_PATH, chromiumArgs } from '../../../../server/test/support/chromium.js';
 
 // One headless Chromium per test file, a fresh context per test. Every page is watched: page
 // errors (uncaught exceptions on the host page), console errors and every request it makes.
@@ -19,8 +20,6 @@ export const WIDGET_DIST = fileURLToPath(new URL('../../../dist/', import.meta.u
 
 /** Bounded waits: generous for a loaded CI machine, never unbounded. */
 export const WAIT_MS = 15_000;
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Fails early, with the fix, when the widget bundle the service serves was never built. */
 export function requireWidgetBuild(): void {
@@ -34,18 +33,9 @@ export function requireWidgetBuild(): void {
 export function launchBrowser(): Promise<Browser> {
   requireWidgetBuild();
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
-    ],
+    args: chromiumArgs(),
   });
 }
 

@@ -1,0 +1,59 @@
+import type { TargetedKeyboardEvent } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { PATHS } from '../paths';
+import { BookIcon, ChatIcon, KeyIcon, MenuIcon, ShieldIcon } from './icons';
+
+const NAV = [
+  { href: PATHS.agents, label: 'Agents', Icon: ChatIcon },
+  { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon },
+  { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon },
+  { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon },
+] as const;
+
+/**
+ * The main navigation. Wide screens show the entries as a column beside the content; narrow
+ * ones (CSS, ≤ 720 px) fold them behind a Menu button (a disclosure: `aria-expanded`, Escape
+ * closes it and gives the focus back to the button, following a link closes it).
+ */
+export function MainNav(props: { path: string }) {
+  const [isOpen, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const here = NAV.find(({ href }) => props.path.startsWith(href));
+  // A new page closes the menu: the link chosen has done its job.
+  useEffect(() => setOpen(false), [props.path]);
+  const onKeyDown = (event: TargetedKeyboardEvent<HTMLElement>) => {
+    if (event.key !== 'Escape' || !isOpen) return;
+    setOpen(false);
+    button.current?.focus();
+  };
+  return (
+    <nav class={`sidenav${isOpen ? ' open' : ''}`} aria-label="Main" onKeyDown={onKeyDown}>
+      <button
+        ref={button}
+        type="button"
+        class="nav-toggle"
+        aria-expanded={isOpen}
+        aria-controls="main-nav-list"
+        onClick={() => setOpen(!isOpen)}
+      >
+        <MenuIcon size={20} />
+        <span>Menu</span>
+        {here ? <span class="nav-here">{here.label}</span> : null}
+      </button>
+      <ul id="main-nav-list">
+        {NAV.map(({ href, label, Icon }) => (
+          <li key={href}>
+            <a
+              href={href}
+              aria-current={props.path === href ? 'page' : props.path.startsWith(href) ? 'true' : undefined}
+              onClick={() => setOpen(false)}
+            >
+              <Icon size={18} />
+              <span>{label}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
