@@ -25,6 +25,9 @@ export function applyLook(root: HTMLElement, view: TView, name: string, theme: T
   root.classList.toggle('left', theme.position === 'bottom-left');
   view.label.textContent = theme.launcher_label || '';
   view.label.hidden = !theme.launcher_label;
+  // A shown label names the button (WCAG 2.5.3, label in name); the icon alone needs one.
+  if (theme.launcher_label) view.launcher.removeAttribute('aria-label');
+  else view.launcher.setAttribute('aria-label', t('open'));
   view.title.textContent = name || t('chat');
   view.panel.setAttribute('aria-label', name || t('chat'));
 }

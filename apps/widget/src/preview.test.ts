@@ -1,7 +1,13 @@
 /// <reference types="node" />
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PREVIEW_AGENT, previewOf } from './preview.js';
+import {
+  type TWidgetPreviewMessage,
+  WIDGET_PREVIEW_AGENT,
+  WIDGET_PREVIEW_READY,
+  ZWidgetPreviewMessage,
+} from '@service/contract';
+import { PREVIEW_AGENT, PREVIEW_READY, previewOf } from './preview.js';
 
 const THEME = {
   position: 'bottom-left',
@@ -27,6 +33,13 @@ const message = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('previewOf: what a preview message may carry', () => {
+  it('speaks the contract: the same message types, and reads what the console sends', () => {
+    assert.equal(PREVIEW_AGENT, WIDGET_PREVIEW_AGENT);
+    assert.equal(PREVIEW_READY, WIDGET_PREVIEW_READY);
+    const sent: TWidgetPreviewMessage = ZWidgetPreviewMessage.parse(message());
+    assert.equal(previewOf(sent)?.theme.primary, THEME.primary);
+  });
+
   it('reads a well-formed message', () => {
     assert.deepEqual(previewOf(message()), {
       name: 'Shop helper',

@@ -119,18 +119,25 @@ let axeSource: Promise<string> | null = null;
 export async function assertAccessible(page: Page, screen: string): Promise<void> {
   axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   const source = await axeSource;
-  await page.evaluate(source);
+  // Into every frame too (the agent settings' widget preview): axe checks inside frames only
+  // where it runs, and waits for them otherwise.
+  for (const frame of page.frames()) await frame.evaluate(source);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(node: Node, options: object): Promise<AxeResults> } }).axe;
     type AxeResults = {
-      violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }>;
+      violations: Array<{
+        id: string;
+        impact: string | null;
+        help: string;
+        nodes: Array<{ target: unknown }>;
+      }>;
     };
     const results = await axe.run(document, { resultTypes: ['violations'] });
     return results.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
-      nodes: v.nodes.length,
+      nodes: v.nodes.map((node) => JSON.stringify(node.target)),
     }));
   });
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -165,6 +172,9 @@ const DOC_SCREENSHOTS = new Set([
   'two-factor-scan-desktop',
   'two-factor-codes-phone',
   'kb-editor-desktop',
+  'agent-settings-desktop',
+  'agent-settings-phone',
+  'agent-settings-preview-phone',
 ]);
 
 /**
