@@ -6,7 +6,9 @@ import { seedTenant, type Tenant } from '../../../server/test/support/test-app.j
 import {
   type ConsoleService,
   checkScreen,
+  DESKTOP,
   launchBrowser,
+  PHONE,
   screenshot,
   startConsoleService,
   WAIT_MS,
@@ -253,12 +255,16 @@ describe('admin console: agent settings', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(await launcherColour(page), rgb(NEW_PRIMARY), 'a forged message is ignored');
       await page.getByRole('status').getByText('Unsaved changes').waitFor();
+      await checkScreen(page, 'agent-settings-preview');
+      // The pictures for docs/: the top of the form beside the preview on a desktop; on a phone
+      // the whole page, scrolled to its end (where the sticky save bar rests in its place).
+      await page.setViewportSize({ width: DESKTOP.width, height: 1000 });
       await page.evaluate(() => window.scrollTo(0, 0));
-      await checkScreen(page, 'agent-settings');
-      await page.setViewportSize({ width: 390, height: 844 });
-      await preview(page).getByTestId('panel').scrollIntoViewIfNeeded();
-      await screenshot(page, 'agent-settings-preview-phone');
-      await page.setViewportSize({ width: 1280, height: 800 });
+      await screenshot(page, 'agent-settings-desktop', { fullPage: false });
+      await page.setViewportSize(PHONE);
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await screenshot(page, 'agent-settings-phone');
+      await page.setViewportSize(DESKTOP);
 
       await page.reload();
       await page.getByLabel('Main colour', { exact: true }).waitFor();

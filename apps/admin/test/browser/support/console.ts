@@ -174,7 +174,6 @@ const DOC_SCREENSHOTS = new Set([
   'kb-editor-desktop',
   'agent-settings-desktop',
   'agent-settings-phone',
-  'agent-settings-preview-phone',
 ]);
 
 /**
@@ -183,7 +182,11 @@ const DOC_SCREENSHOTS = new Set([
  * screen with ADMIN_SCREENSHOTS_ALL=1); `npm run screenshots -w apps/admin` keeps
  * docs/screenshots current this way.
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
   const dir = process.env.ADMIN_SCREENSHOTS;
   if (!dir) return;
   if (!DOC_SCREENSHOTS.has(name) && process.env.ADMIN_SCREENSHOTS_ALL !== '1') return;
@@ -193,7 +196,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => document.fonts.ready);
   await page.screenshot({
     path: join(target, `${name}.png`),
-    fullPage: true,
+    // The visible window only, for a screen whose sticky bars would land mid-page in a full one.
+    fullPage: options.fullPage ?? true,
     animations: 'disabled',
     caret: 'hide',
   });
