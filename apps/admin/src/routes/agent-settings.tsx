@@ -14,6 +14,14 @@ import './agent-settings.css';
 
 type Notice = { kind: 'error' | 'info'; text: string } | null;
 
+/** Moves the focus to the first field marked invalid, once the errors are on screen. */
+function focusFirstError(): void {
+  requestAnimationFrame(() => {
+    const field = document.querySelector<HTMLElement>('.settings-form [aria-invalid="true"]');
+    field?.focus();
+  });
+}
+
 /**
  * An agent's settings: name, instructions, language, publishing, allowed sites, features,
  * behaviour rules and appearance, saved together with one PATCH (the contract's ZAgentUpdate
@@ -77,6 +85,7 @@ export function AgentSettings() {
     setErrors(found);
     if (Object.keys(found).length > 0) {
       setNotice({ kind: 'error', text: 'Some fields need a change: see the messages next to them.' });
+      focusFirstError();
       return;
     }
     setSaving(true);
@@ -91,6 +100,7 @@ export function AgentSettings() {
       if (error.status === 401) return;
       setErrors(error.errors);
       setNotice({ kind: 'error', text: error.message });
+      focusFirstError();
     } finally {
       setSaving(false);
     }

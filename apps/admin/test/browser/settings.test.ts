@@ -299,6 +299,8 @@ describe('admin console: agent settings', () => {
 
       await page.getByRole('button', { name: 'Save' }).click();
       await second.getByText('Scroll depth is a percentage (1–100).').waitFor();
+      // The first field to fix has the focus.
+      await page.waitForFunction(() => document.activeElement?.id === 'field-behavior_rules.1.threshold');
       assert.deepEqual((await storedAgent()).behavior_rules, [], 'nothing sent');
       await second.getByLabel('Percent of the page').fill('50');
       await page.getByRole('button', { name: 'Remove rule 1' }).click();
@@ -307,8 +309,9 @@ describe('admin console: agent settings', () => {
       await page.getByRole('status').getByText('Saved.').waitFor();
       await checkScreen(page, 'agent-settings-rules');
 
-      // Up to ten; Reset brings back what is stored.
-      for (let count = 2; count < 10; count += 1) await add.click();
+      // Up to ten (added by keyboard); Reset brings back what is stored.
+      await add.focus();
+      for (let count = 2; count < 10; count += 1) await page.keyboard.press('Enter');
       assert.equal(await rules.count(), 10);
       assert.equal(await add.isDisabled(), true, 'no eleventh rule');
       await page.getByText('At most 10 rules.').waitFor();
