@@ -4,6 +4,7 @@ import { DEFAULT_THEME, type TAgent } from '@service/contract';
 import {
   allowsAnySite,
   bodyOf,
+  changesOf,
   draftErrors,
   draftOf,
   isDirty,
@@ -35,6 +36,16 @@ describe('agent settings draft', () => {
     assert.deepEqual(draftErrors(draft), {});
     assert.deepEqual(bodyOf(draft).behavior_rules, [{ trigger: 'scroll', threshold: 50, action: 'open' }]);
     assert.equal(bodyOf(draft).language_default, null);
+  });
+
+  it('sends only the fields that changed, each whole', () => {
+    const draft = draftOf(AGENT);
+    assert.deepEqual(changesOf(draft, AGENT), {});
+    const edited = { ...draft, name: 'Barista', theme: { ...draft.theme, radius: '4' } };
+    assert.deepEqual(changesOf(edited, AGENT), {
+      name: 'Barista',
+      theme: { ...DEFAULT_THEME, radius: 4 },
+    });
   });
 
   it('names each refused origin line by its line number and its key in the sent list', () => {

@@ -122,6 +122,21 @@ export function isDirty(draft: Draft, saved: TAgent): boolean {
   return JSON.stringify(bodyOf(draft)) !== JSON.stringify(bodyOf(draftOf(saved)));
 }
 
+/**
+ * The PATCH body of what changed only (whole fields: the theme, the rules and the features go
+ * as a whole when any part changed), so the agent's audit record names the fields edited.
+ */
+export function changesOf(draft: Draft, saved: TAgent): Partial<ReturnType<typeof bodyOf>> {
+  const next = bodyOf(draft);
+  const before = bodyOf(draftOf(saved));
+  const changed: Partial<ReturnType<typeof bodyOf>> = {};
+  for (const key of Object.keys(next) as Array<keyof typeof next>) {
+    if (JSON.stringify(next[key]) !== JSON.stringify(before[key]))
+      Object.assign(changed, { [key]: next[key] });
+  }
+  return changed;
+}
+
 const FRIENDLY: Record<string, string> = {
   'theme.radius': 'Enter a whole number from 0 to 32.',
   'theme.launcher_label': 'Enter 1 to 40 characters.',

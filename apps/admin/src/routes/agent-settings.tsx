@@ -5,7 +5,7 @@ import { useRoute } from 'preact-iso';
 import { ApiError, api } from '../api';
 import { AgentTabs } from '../components/agent-tabs';
 import { FormMessage } from '../components/field';
-import { bodyOf, type Draft, draftErrors, draftOf, isDirty, originErrors } from './agent-settings-draft';
+import { changesOf, type Draft, draftErrors, draftOf, isDirty, originErrors } from './agent-settings-draft';
 import { AgentSection, FeaturesSection, OriginsSection } from './agent-settings-fields';
 import { WidgetPreview } from './agent-settings-preview';
 import { RulesSection } from './agent-settings-rules';
@@ -80,7 +80,7 @@ export function AgentSettings() {
 
   const onSubmit = async (event: TargetedSubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!draft) return;
+    if (!draft || !saved) return;
     const found = { ...draftErrors(draft), ...originErrors(draft.origins) };
     setErrors(found);
     if (Object.keys(found).length > 0) {
@@ -88,10 +88,14 @@ export function AgentSettings() {
       focusFirstError();
       return;
     }
+    if (!isDirty(draft, saved)) {
+      setNotice({ kind: 'info', text: 'Nothing to save.' });
+      return;
+    }
     setSaving(true);
     setNotice(null);
     try {
-      const agent = await api(path, ZAgent, { method: 'PATCH', body: bodyOf(draft) });
+      const agent = await api(path, ZAgent, { method: 'PATCH', body: changesOf(draft, saved) });
       setSaved(agent);
       setDraft(draftOf(agent));
       setNotice({ kind: 'info', text: 'Saved.' });

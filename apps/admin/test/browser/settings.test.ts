@@ -147,6 +147,17 @@ describe('admin console: agent settings', () => {
     });
     const agent = await storedAgent();
     assert.equal(agent.system_prompt, 'You are the friendly assistant of Acme Coffee. Answer briefly.');
+    // One save, of the fields edited only: the audit record names them.
+    const audits = await service.t.database.db
+      .selectFrom('audit_logs')
+      .select(['metadata'])
+      .where('action', '=', 'agent.updated')
+      .where('target_id', '=', agentId)
+      .execute();
+    assert.deepEqual(
+      audits.map((row) => row.metadata),
+      [{ fields: ['allowed_origins', 'system_prompt'] }],
+    );
     assert.deepEqual(agent.allowed_origins, ['https://shop.example.com', 'https://blog.example.com:8443']);
   });
 
@@ -163,7 +174,7 @@ describe('admin console: agent settings', () => {
           const request = route.request();
           if (request.method() !== 'PATCH') return route.continue();
           const body = JSON.parse(request.postData() ?? '{}');
-          body.theme.primary = 'blue';
+          body.theme = { ...body.theme, primary: 'blue' };
           return route.continue({ postData: JSON.stringify(body) });
         });
         await page.getByLabel('Name', { exact: true }).fill('Shop helper 2');
