@@ -6,7 +6,7 @@ import {
   type TBehaviorRule,
   ZAgentUpdate,
 } from '@service/contract';
-import { fieldErrorsOf } from '../api';
+import { fieldErrorsOf } from '../api.js';
 
 // The settings form's state: the agent as edited (strings where the owner types), turned into
 // the PATCH body the contract's ZAgentUpdate checks, with its errors keyed as the service keys
@@ -150,7 +150,10 @@ export function draftErrors(draft: Draft): Record<string, string[]> {
   for (const [key, text] of Object.entries(FRIENDLY)) if (errors[key]) errors[key] = [text];
   for (const key of Object.keys(errors)) {
     // A threshold that is not a whole number reaches the schema as missing: say what to type.
-    if (/^behavior_rules\.\d+\.threshold$/.test(key) && errors[key]?.some((m) => /expected number/.test(m))) {
+    if (
+      /^behavior_rules\.\d+\.threshold$/.test(key) &&
+      errors[key]?.some((m: string) => /expected number/.test(m))
+    ) {
       errors[key] = ['Enter a whole number.'];
     }
   }
