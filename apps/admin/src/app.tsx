@@ -11,6 +11,7 @@ const Agents = lazy(() => import('./routes/agents').then((module) => module.Agen
 const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module.NewAgent));
 const Knowledge = lazy(() => import('./routes/knowledge').then((module) => module.Knowledge));
 const Playground = lazy(() => import('./routes/playground').then((module) => module.Playground));
+const AgentSettings = lazy(() => import('./routes/agent-settings').then((module) => module.AgentSettings));
 const Tokens = lazy(() => import('./routes/tokens').then((module) => module.Tokens));
 const TwoFactor = lazy(() => import('./routes/two-factor').then((module) => module.TwoFactor));
 const KbArticles = lazy(() => import('./routes/kb-articles').then((module) => module.KbArticles));
@@ -86,6 +87,7 @@ function Gate() {
         <Route path={PATHS.newAgent} component={NewAgent} />
         <Route path={PATHS.knowledge} component={Knowledge} />
         <Route path={PATHS.playground} component={Playground} />
+        <Route path={PATHS.agentSettings} component={AgentSettings} />
         <Route path={PATHS.tokens} component={Tokens} />
         <Route path={PATHS.twoFactor} component={TwoFactor} />
         <Route path={PATHS.kb} component={KbArticles} />

@@ -55,6 +55,11 @@ export function resolveLocale(
   return { tag, rtl: RTL.includes(tag.split('-')[0] ?? '') };
 }
 
+/** The build's locale files, tag → content hash (English is built in, so not among them). */
+export function localeHashes(): Record<string, string> {
+  return typeof __WIDGET_LOCALES__ === 'object' && __WIDGET_LOCALES__ ? __WIDGET_LOCALES__ : {};
+}
+
 let strings: Record<string, string> = {};
 
 /** The UI text for a key in the loaded locale, English when it has none. */

@@ -2,6 +2,7 @@
 // from the page), and mounts the widget at the end of <body> inside a shadow root. The only
 // global is `window.Service = { mount }`.
 import { on, safe } from './dom.js';
+import { startPreview } from './preview.js';
 import { startWidget, type TConfig } from './widget.js';
 
 /** The global the widget defines. */
@@ -26,14 +27,16 @@ function ownScript(): HTMLScriptElement | null {
 function readConfig(script: HTMLScriptElement | null): TConfig | null {
   if (!script?.src) return null;
   const attr = (name: string) => script.getAttribute(name)?.trim() ?? '';
+  const base = new URL(script.src).origin;
+  // The console's preview: only on a page of the service itself (never on a customer's site).
+  if (script.hasAttribute('data-preview')) {
+    return base === location.origin
+      ? { base, agentId: '', dataLocale: '', shopperToken: '', preview: true }
+      : null;
+  }
   const agentId = attr('data-agent-id');
   if (!agentId) return null;
-  return {
-    base: new URL(script.src).origin,
-    agentId,
-    dataLocale: attr('data-locale'),
-    shopperToken: attr('data-shopper-token'),
-  };
+  return { base, agentId, dataLocale: attr('data-locale'), shopperToken: attr('data-shopper-token') };
 }
 
 /** Keeps a body-mounted container attached when a single-page app re-renders <body>. */
@@ -71,7 +74,8 @@ function boot(config: TConfig | null): TServiceGlobal {
     const shadow = container.attachShadow({ mode: 'open' });
     target.appendChild(container);
     if (!host) keepAttached(container);
-    safe(startWidget)(shadow, config, () => container.remove());
+    if (config.preview) safe(startPreview)(shadow, config.base);
+    else safe(startWidget)(shadow, config, () => container.remove());
   };
   return { mount: safe(mount) };
 }

@@ -5,7 +5,8 @@ import { createChat } from './chat.js';
 import type { TCtx, TEventData } from './context.js';
 import { on, safe } from './dom.js';
 import { failureText, leadForm, satisfactionPrompt } from './forms.js';
-import { loadLocale, pageLocale, resolveLocale, t } from './locale.js';
+import { loadLocale, localeHashes, pageLocale, resolveLocale, t } from './locale.js';
+import { applyLook } from './look.js';
 import { forgetAnonId, loadAnonId, writeConversationCookie } from './storage.js';
 import { adoptStyles, CSS } from './styles.js';
 import { registerTriggers } from './triggers.js';
@@ -13,16 +14,14 @@ import { isRecord, str, type TInit, type TInitRequest } from './types.js';
 import { createView } from './view.js';
 
 /** What the loader read from its script tag. */
-export type TConfig = { base: string; agentId: string; dataLocale: string; shopperToken: string };
-
-const HEX = /^#(?:[0-9a-f]{3}){1,2}$/i;
-
-/** Black or white, whichever reads better on a hex background. */
-export function contrastColor(hex: string): string {
-  const full = hex.length === 4 ? hex.replace(/[0-9a-f]/gi, '$&$&') : hex;
-  const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(full.slice(i, i + 2), 16));
-  return (r ?? 0) * 0.299 + (g ?? 0) * 0.587 + (b ?? 0) * 0.114 > 160 ? '#111' : '#fff';
-}
+export type TConfig = {
+  base: string;
+  agentId: string;
+  dataLocale: string;
+  shopperToken: string;
+  /** The console's preview page (preview.ts): no widget route is called. */
+  preview?: boolean;
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,7 +52,7 @@ export async function startWidget(shadow: ShadowRoot, config: TConfig, remove: (
     status: 'open',
     started: false,
   };
-  const hashes = typeof __WIDGET_LOCALES__ === 'object' && __WIDGET_LOCALES__ ? __WIDGET_LOCALES__ : {};
+  const hashes = localeHashes();
   const available = ['en', ...Object.keys(hashes)];
   const sources = {
     dataLocale: config.dataLocale,
@@ -179,17 +178,8 @@ export async function startWidget(shadow: ShadowRoot, config: TConfig, remove: (
   function applyAgent(): void {
     const agent = state.agent;
     if (!agent) return;
-    const { theme, features } = agent;
-    const primary = HEX.test(theme.primary) ? theme.primary : '#1f6feb';
-    root.style.setProperty('--p', primary);
-    root.style.setProperty('--pc', contrastColor(primary));
-    if (HEX.test(theme.accent)) root.style.setProperty('--a', theme.accent);
-    root.style.setProperty('--rad', `${Math.max(0, Math.min(32, Number(theme.radius) || 0))}px`);
-    root.classList.toggle('left', theme.position === 'bottom-left');
-    view.label.textContent = theme.launcher_label || '';
-    view.label.hidden = !theme.launcher_label;
-    view.title.textContent = agent.name || t('chat');
-    view.panel.setAttribute('aria-label', agent.name || t('chat'));
+    const { features } = agent;
+    applyLook(root, view, agent.name, agent.theme);
     ctx.features = { ...features };
     const item = (text: string, testid: string, action: () => unknown) =>
       on(view.addMenuItem(text, testid), 'click', () => {

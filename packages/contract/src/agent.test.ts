@@ -214,3 +214,32 @@ describe('ZAgentUpdate', () => {
     assert.deepEqual(issuePaths(ZAgentUpdate, { theme: { colour: '#fff' } }), ['theme']);
   });
 });
+
+describe('ZBehaviorRules', () => {
+  test('a message rule needs its message whatever the trigger, exit intent included', () => {
+    for (const trigger of ['exit_intent', 'scroll', 'idle', 'time_on_page'] as const) {
+      const threshold = trigger === 'exit_intent' ? {} : { threshold: 10 };
+      assert.deepEqual(
+        issuePaths(ZAgentUpdate, { behavior_rules: [{ trigger, ...threshold, action: 'message' }] }),
+        ['behavior_rules.0.message'],
+        trigger,
+      );
+      assert.deepEqual(
+        issuePaths(ZAgentUpdate, { behavior_rules: [{ trigger, ...threshold, action: 'open' }] }),
+        [],
+        trigger,
+      );
+    }
+  });
+
+  test('exit intent takes no threshold check; scroll stops at 100 %; at most 10 rules', () => {
+    const exit = { trigger: 'exit_intent', action: 'message', message: 'Wait!' };
+    assert.deepEqual(issuePaths(ZAgentUpdate, { behavior_rules: [exit] }), []);
+    assert.deepEqual(
+      issuePaths(ZAgentUpdate, { behavior_rules: [{ trigger: 'scroll', threshold: 101, action: 'open' }] }),
+      ['behavior_rules.0.threshold'],
+    );
+    assert.deepEqual(issuePaths(ZAgentUpdate, { behavior_rules: Array(10).fill(exit) }), []);
+    assert.deepEqual(issuePaths(ZAgentUpdate, { behavior_rules: Array(11).fill(exit) }), ['behavior_rules']);
+  });
+});

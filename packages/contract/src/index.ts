@@ -19,4 +19,5 @@ export * from './text.js';
 export * from './upload.js';
 export * from './webhook.js';
 export * from './widget.js';
+export * from './widget-preview.js';
 export * from './widget-settings.js';

@@ -15,14 +15,14 @@ export const ZBehaviorRule = z
     message: zText().trim().min(1).max(500).optional(),
   })
   .superRefine((rule, ctx) => {
-    if (rule.trigger === 'exit_intent') return;
-    if (rule.threshold === undefined) {
+    // Every trigger but exit intent has a threshold; a message rule of any trigger needs its message.
+    if (rule.trigger !== 'exit_intent' && rule.threshold === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['threshold'],
         message: `A ${rule.trigger} rule needs a threshold.`,
       });
-    } else if (rule.trigger === 'scroll' && rule.threshold > 100) {
+    } else if (rule.trigger === 'scroll' && (rule.threshold ?? 0) > 100) {
       ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'Scroll depth is a percentage (1–100).' });
     }
     if (rule.action === 'message' && rule.message === undefined) {

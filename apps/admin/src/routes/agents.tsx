@@ -3,8 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { ApiError, api } from '../api';
 import { FormMessage } from '../components/field';
-import { BookIcon, GlobeIcon, PlusIcon } from '../components/icons';
-import { knowledgePath, PATHS } from '../paths';
+import { BookIcon, GlobeIcon, PlusIcon, SlidersIcon } from '../components/icons';
+import { agentSettingsPath, knowledgePath, PATHS } from '../paths';
 import './agents.css';
 
 type Row = { agent: TAgent; sources: TSource[] | null };
@@ -112,6 +112,11 @@ function AgentList(props: { rows: Row[] }) {
             <a class="button ghost" href={knowledgePath(agent.id)}>
               <BookIcon size={18} />
               <span>Manage knowledge</span>
+              <span class="sr-only"> of {agent.name}</span>
+            </a>
+            <a class="button ghost" href={agentSettingsPath(agent.id)}>
+              <SlidersIcon size={18} />
+              <span>Settings</span>
               <span class="sr-only"> of {agent.name}</span>
             </a>
           </div>

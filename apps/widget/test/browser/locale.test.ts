@@ -86,7 +86,7 @@ describe('widget in Chromium: UI language', () => {
         const root = widgetRoot(page);
         assert.equal(await root.getAttribute('lang'), c.expect);
         assert.equal(await root.getAttribute('dir'), c.dir);
-        assert.equal(await byTestId(page, 'launcher').getAttribute('aria-label'), strings.open);
+        assert.equal(await byTestId(page, 'close').getAttribute('aria-label'), strings.close);
         assert.equal(await byTestId(page, 'input').getAttribute('placeholder'), strings.placeholder);
         if (c.expect !== 'en') {
           assert.notEqual(

@@ -57,7 +57,7 @@ describe('widget in Chromium: styling', () => {
       assert.equal(look.display, 'flex', 'the widget stylesheet applies');
       assert.equal(await styleOf(widgetRoot(page)).then((s) => s.position), 'fixed');
       // The German strings were fetched from the service (connect-src) despite the CSP.
-      assert.equal(await launcher.getAttribute('aria-label'), uiString('de', 'open'));
+      assert.equal(await byTestId(page, 'close').getAttribute('aria-label'), uiString('de', 'close'));
 
       await openPanel(page);
       const panel = await styleOf(byTestId(page, 'panel'));

@@ -109,18 +109,25 @@ let axeSource: Promise<string> | null = null;
 export async function assertAccessible(page: Page, screen: string): Promise<void> {
   axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   const source = await axeSource;
-  await page.evaluate(source);
+  // Into every frame too (the agent settings' widget preview): axe checks inside frames only
+  // where it runs, and waits for them otherwise.
+  for (const frame of page.frames()) await frame.evaluate(source);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(node: Node, options: object): Promise<AxeResults> } }).axe;
     type AxeResults = {
-      violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }>;
+      violations: Array<{
+        id: string;
+        impact: string | null;
+        help: string;
+        nodes: Array<{ target: unknown }>;
+      }>;
     };
     const results = await axe.run(document, { resultTypes: ['violations'] });
     return results.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
-      nodes: v.nodes.length,
+      nodes: v.nodes.map((node) => JSON.stringify(node.target)),
     }));
   });
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -157,6 +164,8 @@ const DOC_SCREENSHOTS = new Set([
   'two-factor-scan-desktop',
   'two-factor-codes-phone',
   'kb-editor-desktop',
+  'agent-settings-desktop',
+  'agent-settings-phone',
 ]);
 
 /**
@@ -165,7 +174,11 @@ const DOC_SCREENSHOTS = new Set([
  * screen with ADMIN_SCREENSHOTS_ALL=1); `npm run screenshots -w apps/admin` keeps
  * docs/screenshots current this way.
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
   const dir = process.env.ADMIN_SCREENSHOTS;
   if (!dir) return;
   if (!DOC_SCREENSHOTS.has(name) && process.env.ADMIN_SCREENSHOTS_ALL !== '1') return;
@@ -175,7 +188,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => document.fonts.ready);
   await page.screenshot({
     path: join(target, `${name}.png`),
-    fullPage: true,
+    // The visible window only, for a screen whose sticky bars would land mid-page in a full one.
+    fullPage: options.fullPage ?? true,
     animations: 'disabled',
     caret: 'hide',
   });

@@ -19,6 +19,7 @@ import { tokenRoutes } from './tokens.route.js';
 import { twoFactorRoutes } from './two-factor.route.js';
 import { uploadRoutes } from './uploads.route.js';
 import { webhookRoutes } from './webhooks.route.js';
+import { widgetPreviewRoutes } from './widget-preview.route.js';
 
 /** Where the admin API is mounted; the session cookie is sent to paths under it only. */
 export const ADMIN_PREFIX = '/api/v1/admin';
@@ -66,5 +67,6 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(llmKeyRoutes(deps));
     await app.register(conversationRoutes(deps));
     await app.register(webhookRoutes(deps));
+    await app.register(widgetPreviewRoutes(deps));
   };
 }

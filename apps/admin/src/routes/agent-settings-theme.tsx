@@ -1,0 +1,127 @@
+import { LAUNCHER_POSITIONS } from '@service/contract';
+import type { TargetedEvent } from 'preact';
+import { Field } from '../components/field';
+import { AlertIcon } from '../components/icons';
+import type { Draft } from './agent-settings-draft';
+import type { SectionProps } from './agent-settings-fields';
+
+const FULL_HEX = /^#[0-9a-f]{6}$/i;
+const SHORT_HEX = /^#[0-9a-f]{3}$/i;
+
+/** What a colour picker can show for a typed value (it takes only #rrggbb). */
+function pickerValue(typed: string, fallback: string): string {
+  const value = typed.trim();
+  if (FULL_HEX.test(value)) return value.toLowerCase();
+  if (SHORT_HEX.test(value)) return `#${[...value.slice(1)].map((c) => c + c).join('')}`.toLowerCase();
+  return fallback;
+}
+
+/** A hex colour: typed, or picked with the browser's colour picker beside it. */
+function ColorField(props: {
+  name: 'primary' | 'accent';
+  label: string;
+  hint: string;
+  draft: Draft;
+  update: SectionProps['update'];
+  errors: SectionProps['errors'];
+}) {
+  const value = props.draft.theme[props.name];
+  const set = (next: string) => props.update({ theme: { ...props.draft.theme, [props.name]: next } });
+  const id = `field-theme.${props.name}`;
+  const messages = props.errors[`theme.${props.name}`] ?? [];
+  const onInput = (event: TargetedEvent<HTMLInputElement>) => set(event.currentTarget.value);
+  return (
+    <div class={`field${messages.length > 0 ? ' has-error' : ''}`}>
+      <label for={id}>{props.label}</label>
+      <p class="hint" id={`${id}-hint`}>
+        {props.hint}
+      </p>
+      <div class="color-row">
+        <input
+          id={id}
+          type="text"
+          name={`theme.${props.name}`}
+          value={value}
+          onInput={onInput}
+          spellcheck={false}
+          aria-invalid={messages.length > 0 ? 'true' : undefined}
+          aria-describedby={`${id}-hint${messages.length > 0 ? ` ${id}-error` : ''}`}
+        />
+        <input
+          type="color"
+          class="swatch"
+          aria-label={`Pick the ${props.label.toLowerCase()}`}
+          value={pickerValue(value, '#000000')}
+          onInput={onInput}
+        />
+      </div>
+      {messages.length > 0 ? (
+        <p class="field-error" id={`${id}-error`}>
+          <AlertIcon size={16} />
+          <span>{messages.join(' ')}</span>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The widget's look: colours, corner radius, corner, the launcher's text. */
+export function ThemeSection(props: SectionProps) {
+  const { draft, update, errors } = props;
+  const setTheme = (change: Partial<Draft['theme']>) => update({ theme: { ...draft.theme, ...change } });
+  return (
+    <section class="card settings-section" aria-labelledby="settings-theme">
+      <h2 id="settings-theme">Appearance</h2>
+      <div class="theme-grid">
+        <ColorField
+          name="primary"
+          label="Main colour"
+          hint="The button, the header, the visitor’s messages. Hex, e.g. #1f6feb."
+          draft={draft}
+          update={update}
+          errors={errors}
+        />
+        <ColorField
+          name="accent"
+          label="Accent colour"
+          hint="Focus rings and coupon codes."
+          draft={draft}
+          update={update}
+          errors={errors}
+        />
+        <Field
+          name="theme.radius"
+          label="Corner radius"
+          hint="Of the chat panel, in pixels (0 to 32)."
+          inputMode="numeric"
+          value={draft.theme.radius}
+          onInput={(radius) => setTheme({ radius })}
+          errors={errors}
+        />
+        <Field
+          name="theme.launcher_label"
+          label="Button text"
+          hint="Beside the chat icon (1 to 40 characters)."
+          value={draft.theme.launcherLabel}
+          onInput={(launcherLabel) => setTheme({ launcherLabel })}
+          errors={errors}
+        />
+      </div>
+      <fieldset class="positions">
+        <legend>Corner</legend>
+        {LAUNCHER_POSITIONS.map((position) => (
+          <label class="radio" key={position}>
+            <input
+              type="radio"
+              name="theme-position"
+              value={position}
+              checked={draft.theme.position === position}
+              onChange={() => setTheme({ position })}
+            />
+            <span>{position === 'bottom-right' ? 'Bottom right' : 'Bottom left'}</span>
+          </label>
+        ))}
+      </fieldset>
+    </section>
+  );
+}
