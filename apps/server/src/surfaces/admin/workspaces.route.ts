@@ -43,8 +43,9 @@ export function workspaceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Switch the signed-in session (and the default workspace) to another of your workspaces',
-          security: [{ sessionCookie: [] }],
+          summary:
+            'Switch the signed-in session (and the default workspace) to another of your workspaces; a token is 403',
+          security: bearerSecurity,
           body: ZWorkspaceSwitch,
           response: { 200: dataEnvelope(ZAdminSession), ...recordErrorResponses },
         },
