@@ -4,6 +4,7 @@ import { useLocation } from 'preact-iso';
 import { PATHS } from '../paths';
 import { session, signOut } from '../session';
 import { BookIcon, ChatIcon, KeyIcon, ShieldIcon, SignOutIcon } from './icons';
+import { WorkspaceSwitcher } from './workspace-switcher';
 
 const NAV = [
   { href: PATHS.agents, label: 'Agents', Icon: ChatIcon },
@@ -31,11 +32,7 @@ export function Shell(props: { children: ComponentChildren }) {
           <ChatIcon size={22} />
           <span>Console</span>
         </a>
-        {current ? (
-          <span class="workspace" title="Workspace">
-            {current.workspace.name}
-          </span>
-        ) : null}
+        <WorkspaceSwitcher />
         <div class="topbar-end">
           {current ? <span class="user-email">{current.user.email}</span> : null}
           <button type="button" class="button ghost" onClick={onSignOut} disabled={isSigningOut}>
