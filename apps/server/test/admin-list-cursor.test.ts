@@ -138,6 +138,29 @@ describe('admin list cursors: tamper-checked, tenant-bound, index-backed', () =>
     assertCursorRefused(await get(`/api/v1/admin/agents/${agentA2}/sources`, a, { cursor: sourcesCursor }));
   });
 
+  test('order=desc lists newest first and pages on; a cursor continues only the order it was made in', async () => {
+    for (const path of lists()) {
+      const oldestFirst = (await get(path, a, { limit: '100' })).json() as PageBody;
+      const first = await get(path, a, { limit: '1', order: 'desc' });
+      assert.equal(first.statusCode, 200, first.body);
+      const cursor = (first.json() as PageBody).meta.next_cursor ?? '';
+      const next = (await get(path, a, { limit: '5', order: 'desc', cursor })).json() as PageBody;
+      assert.deepEqual(
+        [...(first.json() as PageBody).data, ...next.data].map((row) => row.id),
+        [...oldestFirst.data]
+          .reverse()
+          .slice(0, 1 + next.data.length)
+          .map((row) => row.id),
+        path,
+      );
+      assertCursorRefused(await get(path, a, { limit: '5', cursor }));
+      assertCursorRefused(await get(path, a, { limit: '5', order: 'asc', cursor }));
+    }
+    const bad = await get('/api/v1/admin/tokens', a, { order: 'newest' });
+    assert.equal(bad.statusCode, 422);
+    assert.ok(bad.json().errors.order, bad.body);
+  });
+
   test('each page is an index scan in id order (no sort, no sequential scan)', async () => {
     const db = t.database.db;
     await insertTokens(db, a.workspace.id, 3000);

@@ -34,7 +34,12 @@ describe('admin lists page through 10,000 rows with a cursor', () => {
     do {
       const query = new URLSearchParams({ limit: String(limit) });
       if (cursor !== null) query.set('cursor', cursor);
-      const res = await t.app.inject({ method: 'GET', url: `${path}?${query}`, headers: tenant.auth });
+      const separator = path.includes('?') ? '&' : '?';
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${path}${separator}${query}`,
+        headers: tenant.auth,
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body: PageBody = res.json();
       assert.ok(body.data.length <= limit, `page ${pages} has ${body.data.length} rows`);
@@ -64,12 +69,14 @@ describe('admin lists page through 10,000 rows with a cursor', () => {
     assert.equal(pages, Math.ceil((ROWS + seeded.length) / PAGE));
   });
 
-  test('KB articles', async () => {
+  test('KB articles, oldest first and newest first', async () => {
     const inserted = await insertKbArticles(t.database.db, tenant.workspace.id, ROWS);
     const { ids, pages } = await pageThrough('/api/v1/admin/kb/articles', PAGE);
     assertAll(ids, inserted);
     // 10,000 rows in pages of 100: the 100th page is exactly full and has no next cursor.
     assert.equal(pages, ROWS / PAGE);
+    const newestFirst = await pageThrough('/api/v1/admin/kb/articles?order=desc', PAGE);
+    assertAll(newestFirst.ids, [...inserted].reverse());
   });
 
   test("an agent's sources (counts included)", async () => {

@@ -9,10 +9,14 @@ export const LIST_PAGE_MAX = 100;
  */
 export const LIST_PAGE_DEFAULT = LIST_PAGE_MAX;
 
-/** Query of a paged list: `cursor` is `meta.next_cursor` of the previous page. */
+/** Orders of a paged list: `asc` oldest first (the default), `desc` newest first. */
+export const LIST_ORDERS = ['asc', 'desc'] as const;
+
+/** Query of a paged list: `cursor` is `meta.next_cursor` of the previous page, asked with the same `order`. */
 export const ZListQuery = z.object({
   cursor: zText().min(1).max(300).optional().describe('Opaque: meta.next_cursor of the previous page'),
   limit: z.coerce.number().int().min(1).max(LIST_PAGE_MAX).default(LIST_PAGE_DEFAULT),
+  order: z.enum(LIST_ORDERS).default('asc').describe('asc: oldest first (default); desc: newest first'),
 });
 export type TListQuery = z.infer<typeof ZListQuery>;
 

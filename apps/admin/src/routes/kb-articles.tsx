@@ -26,7 +26,7 @@ function publicPath(slug: string): string {
 
 /** The workspace's knowledge-base articles: list, write with a live preview, publish. */
 export function KbArticles() {
-  const list = usePagedList('/kb/articles', ZKbArticle, 'Could not load the articles.');
+  const list = usePagedList('/kb/articles?order=desc', ZKbArticle, 'Could not load the articles.');
   const [editing, setEditing] = useState<Editing>(null);
   const [saved, setSaved] = useState<string | null>(null);
 

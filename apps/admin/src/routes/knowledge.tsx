@@ -18,7 +18,7 @@ export function Knowledge() {
   const agentId = params.id ?? '';
   const base = `/agents/${encodeURIComponent(agentId)}`;
   const [agent, setAgent] = useState<TAgent | null>(null);
-  const list = usePagedList(`${base}/sources`, ZSource, 'Could not load the sources.');
+  const list = usePagedList(`${base}/sources?order=desc`, ZSource, 'Could not load the sources.');
   const sources = list.items;
   const loadSources = list.reload;
   const [loadError, setLoadError] = useState<string | null>(null);

@@ -27,7 +27,7 @@ const ABILITY_TEXT: Record<TAbility, { title: string; hint: string }> = {
 
 /** The workspace's API tokens: list, create with abilities (shown once), revoke. */
 export function Tokens() {
-  const list = usePagedList('/tokens', ZApiToken, 'Could not load the tokens.');
+  const list = usePagedList('/tokens?order=desc', ZApiToken, 'Could not load the tokens.');
   const [created, setCreated] = useState<TApiTokenCreated | null>(null);
   const [isCreating, setCreating] = useState(false);
   const title = useRef<HTMLHeadingElement>(null);

@@ -1,8 +1,17 @@
 import { validationError } from '../errors/app-error.js';
 import { type CursorBinding, decodeListCursor, encodeListCursor } from '../security/list-cursor.js';
 
-/** A page asked of a list: how many rows, after which cursor, and the key cursors are signed with. */
-export type PageRequest = { limit: number; cursor?: string | undefined; cursorKey: Buffer };
+/**
+ * A page asked of a list: how many rows, in which order of id (`asc`: oldest first), after
+ * which cursor, and the key cursors are signed with. Services put the order in the cursor's
+ * binding (`list:order`), so a cursor only continues the order it was made in.
+ */
+export type PageRequest = { limit: number; order: 'asc' | 'desc'; cursor?: string | undefined; cursorKey: Buffer };
+
+/** The comparison that keeps the rows after the cursor's id in the page's order. */
+export function afterOperator(page: Pick<PageRequest, 'order'>): '>' | '<' {
+  return page.order === 'asc' ? '>' : '<';
+}
 
 /** A page of rows and the cursor of the next one (null on the last page). */
 export type Page<T> = { items: T[]; nextCursor: string | null };
@@ -22,7 +31,7 @@ export function pageStart(page: PageRequest, binding: CursorBinding): string | u
 }
 
 /**
- * Cuts `rows` (fetched with `limit + 1`, ordered by id) to the page and signs the next cursor,
+ * Cuts `rows` (fetched with `limit + 1`, in the page's order of id) to the page and signs the next cursor,
  * which exists only when a row beyond the page was found (so a full last page has none).
  */
 export function pageOf<Row extends { id: string }, T>(

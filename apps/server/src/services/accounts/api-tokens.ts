@@ -6,7 +6,7 @@ import { hashApiToken, mintApiToken, mintSigningSecret } from '../../security/ap
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
 import { actingUserId, iso, type TenantScope } from '../context.js';
-import { type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
+import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 
 /** Issues a token; the plaintext is returned here once and never stored. Audited. */
 export async function createApiToken(
@@ -57,15 +57,15 @@ export async function listApiTokens(
   scope: Pick<TenantScope, 'db' | 'workspaceId'>,
   page: PageRequest,
 ): Promise<Page<TApiToken>> {
-  const binding = { list: 'api_tokens', workspaceId: scope.workspaceId };
+  const binding = { list: `api_tokens:${page.order}`, workspaceId: scope.workspaceId };
   const after = pageStart(page, binding);
   let query = scope.db
     .selectFrom('api_tokens')
     .selectAll()
     .where('workspace_id', '=', scope.workspaceId)
-    .orderBy('id')
+    .orderBy('id', page.order)
     .limit(page.limit + 1);
-  if (after !== undefined) query = query.where('id', '>', after);
+  if (after !== undefined) query = query.where('id', afterOperator(page), after);
   return pageOf(await query.execute(), page, binding, toApiToken);
 }
 

@@ -1,7 +1,7 @@
 import type { TAgentListItem } from '@service/contract';
 import { sql } from 'kysely';
 import { iso, type TenantScope } from '../context.js';
-import { type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
+import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { toAgent } from './agents.js';
 
 /**
@@ -14,7 +14,7 @@ export async function listAgents(
   scope: Pick<TenantScope, 'db' | 'workspaceId'>,
   page: PageRequest,
 ): Promise<Page<TAgentListItem>> {
-  const binding = { list: 'agents', workspaceId: scope.workspaceId };
+  const binding = { list: `agents:${page.order}`, workspaceId: scope.workspaceId };
   const after = pageStart(page, binding);
   let query = scope.db
     .selectFrom('agents as a')
@@ -34,9 +34,9 @@ export async function listAgents(
         where t.workspace_id = a.workspace_id and t.agent_id = a.id)`.as('last_answer_at'),
     ])
     .where('a.workspace_id', '=', scope.workspaceId)
-    .orderBy('a.id')
+    .orderBy('a.id', page.order)
     .limit(page.limit + 1);
-  if (after !== undefined) query = query.where('a.id', '>', after);
+  if (after !== undefined) query = query.where('a.id', afterOperator(page), after);
   const rows = await query.execute();
   return pageOf(rows, page, binding, (row) => ({
     ...toAgent(row),

@@ -6,7 +6,7 @@ import { notFound, validationError } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
-import { type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
+import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { firstFreeSlug, slugFamilyPattern, slugify } from '../slugs.js';
 import { type KbIndexing, syncArticleForAgents } from './kb-index.js';
 
@@ -17,15 +17,15 @@ export async function listKbArticles(
   scope: Pick<TenantScope, 'db' | 'workspaceId'>,
   page: PageRequest,
 ): Promise<Page<TKbArticle>> {
-  const binding = { list: 'kb_articles', workspaceId: scope.workspaceId };
+  const binding = { list: `kb_articles:${page.order}`, workspaceId: scope.workspaceId };
   const after = pageStart(page, binding);
   let query = scope.db
     .selectFrom('kb_articles')
     .selectAll()
     .where('workspace_id', '=', scope.workspaceId)
-    .orderBy('id')
+    .orderBy('id', page.order)
     .limit(page.limit + 1);
-  if (after !== undefined) query = query.where('id', '>', after);
+  if (after !== undefined) query = query.where('id', afterOperator(page), after);
   return pageOf(await query.execute(), page, binding, toKbArticle);
 }
 

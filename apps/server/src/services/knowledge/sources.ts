@@ -10,7 +10,7 @@ import { newId } from '../../security/ids.js';
 import { validateSelect } from '../../sql-source/validate-select.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
-import { type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
+import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { requireAgent } from '../require-agent.js';
 import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import { storeSourceDocument } from './documents.js';
@@ -28,14 +28,14 @@ export async function listAgentSources(
   page: PageRequest,
 ): Promise<Page<TSource>> {
   await requireAgent(scope.db, scope.workspaceId, agentId);
-  const binding = { list: 'sources', workspaceId: scope.workspaceId, parentId: agentId };
+  const binding = { list: `sources:${page.order}`, workspaceId: scope.workspaceId, parentId: agentId };
   const after = pageStart(page, binding);
   let query = withCounts(scope.db)
     .where('sources.workspace_id', '=', scope.workspaceId)
     .where('sources.agent_id', '=', agentId)
-    .orderBy('sources.id')
+    .orderBy('sources.id', page.order)
     .limit(page.limit + 1);
-  if (after !== undefined) query = query.where('sources.id', '>', after);
+  if (after !== undefined) query = query.where('sources.id', afterOperator(page), after);
   return pageOf(await query.execute(), page, binding, toSource);
 }
 

@@ -14,7 +14,7 @@ export function pageRequestOf(deps: Pick<AppDeps, 'config'>, query: TListQuery):
     cursorKey = listCursorKey(appKey);
     keys.set(appKey, cursorKey);
   }
-  return { limit: query.limit, cursor: query.cursor, cursorKey };
+  return { limit: query.limit, order: query.order, cursor: query.cursor, cursorKey };
 }
 
 /** The wire form of a page: `{data, meta: {next_cursor}}`. */
