@@ -6,7 +6,12 @@ import { type CursorBinding, decodeListCursor, encodeListCursor } from '../secur
  * which cursor, and the key cursors are signed with. Services put the order in the cursor's
  * binding (`list:order`), so a cursor only continues the order it was made in.
  */
-export type PageRequest = { limit: number; order: 'asc' | 'desc'; cursor?: string | undefined; cursorKey: Buffer };
+export type PageRequest = {
+  limit: number;
+  order: 'asc' | 'desc';
+  cursor?: string | undefined;
+  cursorKey: Buffer;
+};
 
 /** The comparison that keeps the rows after the cursor's id in the page's order. */
 export function afterOperator(page: Pick<PageRequest, 'order'>): '>' | '<' {
