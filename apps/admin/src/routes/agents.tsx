@@ -3,9 +3,9 @@ import { useEffect } from 'preact/hooks';
 import { FormMessage } from '../components/field';
 import { BookIcon, ChatIcon, GlobeIcon, PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
+import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
 import { knowledgePath, PATHS } from '../paths';
-import { dateText } from './tokens';
 import './agents.css';
 
 /** The workspace's agents: published or not, where the widget may load, how much it knows. */

@@ -10,9 +10,9 @@ import { ApiError, api, fieldErrorsOf } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
+import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
 import { session } from '../session';
-import { dateText } from './tokens';
 import './access.css';
 
 /** Which article the editor shows: none (the list), a new one, or an existing one. */

@@ -13,6 +13,7 @@ import { CopySecret } from '../components/copy-secret';
 import { Field, FormMessage } from '../components/field';
 import { AlertIcon, PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
+import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
 import './access.css';
 
@@ -288,11 +289,4 @@ function TokenRow(props: { token: TApiToken; onRevoked: (token: TApiToken) => vo
       {message ? <FormMessage kind="error">{message}</FormMessage> : null}
     </li>
   );
-}
-
-/** A date and time in the reader's locale; `fallback` when there is none. */
-export function dateText(iso: string | null, fallback = '—'): string {
-  if (!iso) return fallback;
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }

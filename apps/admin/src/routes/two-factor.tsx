@@ -12,7 +12,7 @@ import { encode } from 'uqr';
 import { ApiError, api, apiVoid, fieldErrorsOf } from '../api';
 import { CopySecret } from '../components/copy-secret';
 import { Field, FormMessage } from '../components/field';
-import { dateText } from './tokens';
+import { dateText } from '../date-text';
 import './access.css';
 
 type Step =
