@@ -66,6 +66,16 @@ export async function api<T extends z.ZodType>(
   return parsed.data;
 }
 
+/** Calls a paged list route and parses its whole answer, `{data, meta: {next_cursor}}`, with `schema`. */
+export async function apiPage<T extends z.ZodType>(path: string, schema: T): Promise<z.infer<T>> {
+  const response = await send(path, {});
+  const parsed = schema.safeParse(await response.json().catch(() => null));
+  if (!parsed.success) {
+    throw new ApiError(response.status, 'bad_answer', 'The service answered something unexpected.', {}, null);
+  }
+  return parsed.data;
+}
+
 /** Calls a route that answers 204 (no body). */
 export async function apiVoid(path: string, options: RequestOptions = {}): Promise<void> {
   await send(path, options);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DEFAULT_THEME, ZAgent } from '@service/contract';
-import { z } from 'zod';
-import { expectData, expectError, expectValidation } from './support/http.js';
+import { expectData, expectError, expectPage, expectValidation } from './support/http.js';
 import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 
 describe('admin API: agents', () => {
@@ -124,7 +123,7 @@ describe('admin API: agents CRUD', () => {
     assert.equal(created.system_prompt, '');
     assert.equal(created.language_default, null);
 
-    const list = expectData(await t.app.inject({ url: agents(), headers: acme.auth }), 200, z.array(ZAgent));
+    const list = expectPage(await t.app.inject({ url: agents(), headers: acme.auth }), 200, ZAgent);
     assert.deepEqual(
       list.map((agent) => agent.id),
       [created.id],

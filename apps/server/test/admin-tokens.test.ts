@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { API_TOKEN_PREFIX, ZAgent, ZApiToken, ZApiTokenCreated } from '@service/contract';
-import { z } from 'zod';
 import {
   bearer,
   columnText,
   expectData,
   expectError,
+  expectPage,
   expectValidation,
   UNAUTHENTICATED_BODY,
 } from './support/http.js';
@@ -84,13 +84,9 @@ describe('admin API: tokens', () => {
     }
     assert.doesNotMatch(res.body, /"token"\s*:/);
     assert.doesNotMatch(res.body, /token_hash|shopper_signing_secret/);
-    const list = expectData(res, 200, z.array(ZApiToken.strict()));
+    const list = expectPage(res, 200, ZApiToken.strict());
     assert.ok(list.some((token) => token.id === created.id));
-    const otherList = expectData(
-      await t.app.inject({ url: TOKENS, headers: other.auth }),
-      200,
-      z.array(ZApiToken),
-    );
+    const otherList = expectPage(await t.app.inject({ url: TOKENS, headers: other.auth }), 200, ZApiToken);
     assert.ok(!otherList.some((token) => token.id === created.id), 'another workspace sees the token');
     assert.equal(otherList.length, 1);
   });
@@ -98,7 +94,7 @@ describe('admin API: tokens', () => {
   test('a new admin token works as a bearer and marks last_used_at', async () => {
     const created = await issue(acme, { name: 'Second admin', abilities: ['admin'] });
     const res = await t.app.inject({ url: '/api/v1/admin/agents', headers: bearer(created.token) });
-    expectData(res, 200, z.array(ZAgent));
+    expectPage(res, 200, ZAgent);
     const row = await t.database.db
       .selectFrom('api_tokens')
       .select('last_used_at')

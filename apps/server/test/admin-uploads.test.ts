@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { strToU8, zipSync } from 'fflate';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
+import { auditRows, expectData, expectError, expectPage, expectValidation } from './support/http.js';
 import { createAgent, runIndexJob } from './support/site-sync.js';
 import { documentsOfSource, jobsFor, sha256, sourceRow } from './support/sources.js';
 import { createTestApp, injectJson, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
@@ -175,10 +175,10 @@ describe('admin API: uploads', () => {
       assert.ok(doc);
       await runIndexJob(t, doc.id);
     }
-    const listed = expectData(
+    const listed = expectPage(
       await t.app.inject({ method: 'GET', url: `/api/v1/admin/agents/${agent}/sources`, headers: acme.auth }),
       200,
-      ZSources,
+      ZSource,
     );
     assert.deepEqual(listed.map((source) => source.status).sort(), ['indexed', 'indexed', 'indexed']);
     const hits = (await search(agent, 'Merino hoodie')).hits;

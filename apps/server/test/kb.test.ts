@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZKbArticle, ZKbPreviewHtml } from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
-import { z } from 'zod';
-import { auditRows, expectData, expectError, expectValidation } from './support/http.js';
+import { auditRows, expectData, expectError, expectPage, expectValidation } from './support/http.js';
 import {
   createTestApp,
   injectJson,
@@ -78,7 +77,7 @@ describe('knowledge base: admin CRUD and public pages', () => {
       ZKbArticle,
     );
     assert.deepEqual(read, created);
-    const list = expectData(await t.app.inject({ url: BASE, headers: acme.auth }), 200, z.array(ZKbArticle));
+    const list = expectPage(await t.app.inject({ url: BASE, headers: acme.auth }), 200, ZKbArticle);
     assert.deepEqual(
       list.map((article) => article.id),
       [created.id, second.id],
@@ -169,11 +168,7 @@ describe('knowledge base: admin CRUD and public pages', () => {
       ZKbArticle,
     );
     assert.deepEqual(after, mine);
-    const otherList = expectData(
-      await t.app.inject({ url: BASE, headers: other.auth }),
-      200,
-      z.array(ZKbArticle),
-    );
+    const otherList = expectPage(await t.app.inject({ url: BASE, headers: other.auth }), 200, ZKbArticle);
     assert.ok(!otherList.some((article) => article.id === mine.id));
   });
 

@@ -124,3 +124,15 @@ export const ZSetupRequest = z.strictObject({
   workspace_name: zText().trim().min(1, 'Name the workspace.').max(120),
 });
 export type TSetupRequest = z.infer<typeof ZSetupRequest>;
+
+/** One of the signed-in user's workspaces, as `GET /api/v1/admin/account/workspaces` lists it. */
+export const ZWorkspaceMembership = ZWorkspace.extend({
+  role: ZMembershipRole,
+  current: z.boolean().describe("The session's workspace"),
+  can_switch: z.boolean().describe('The role may use the console (owner or admin)'),
+});
+export type TWorkspaceMembership = z.infer<typeof ZWorkspaceMembership>;
+
+/** Body of `POST /api/v1/admin/account/workspace`: the workspace to work in from now on. */
+export const ZWorkspaceSwitch = z.strictObject({ workspace_id: zText().trim().min(1).max(64) });
+export type TWorkspaceSwitch = z.infer<typeof ZWorkspaceSwitch>;

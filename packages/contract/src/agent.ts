@@ -124,3 +124,21 @@ export const ZAgentEmbed = z.object({
   allowed_origins: z.array(zText()),
 });
 export type TAgentEmbed = z.infer<typeof ZAgentEmbed>;
+
+/** How much an agent knows, counted for the agents list. */
+export const ZAgentKnowledge = z.object({
+  source_count: z.number().int().min(0),
+  failed_source_count: z.number().int().min(0).describe('Sources whose status is failed'),
+  document_count: z.number().int().min(0),
+  chunk_count: z.number().int().min(0).describe('Indexed passages the agent retrieves from'),
+});
+export type TAgentKnowledge = z.infer<typeof ZAgentKnowledge>;
+
+/** An agent in `GET /api/v1/admin/agents`: the agent, its knowledge size and its last answer. */
+export const ZAgentListItem = ZAgent.extend({
+  knowledge: ZAgentKnowledge,
+  last_answer_at: zText()
+    .nullable()
+    .describe('When the agent last answered a visitor (any outcome); null if never'),
+});
+export type TAgentListItem = z.infer<typeof ZAgentListItem>;

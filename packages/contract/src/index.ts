@@ -9,6 +9,7 @@ export * from './hmac.js';
 export * from './kb.js';
 export * from './llm-key.js';
 export * from './origin.js';
+export * from './pagination.js';
 export * from './playground.js';
 export * from './plugin-routes.js';
 export * from './search.js';

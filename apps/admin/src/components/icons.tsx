@@ -147,3 +147,10 @@ export const SlidersIcon = (props: IconProps) => (
     <line x1="17" y1="16" x2="23" y2="16" />
   </Svg>
 );
+
+/** A chevron pointing down: a control that opens a list. */
+export const ChevronDownIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="m6 9 6 6 6-6" />
+  </Svg>
+);

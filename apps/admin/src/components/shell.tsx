@@ -5,6 +5,7 @@ import { PATHS } from '../paths';
 import { session, signOut } from '../session';
 import { ChatIcon, SignOutIcon } from './icons';
 import { MainNav } from './main-nav';
+import { WorkspaceSwitcher } from './workspace-switcher';
 
 /** The signed-in frame: skip link, header (product, workspace, user, sign out), nav, content. */
 export function Shell(props: { children: ComponentChildren }) {
@@ -25,11 +26,7 @@ export function Shell(props: { children: ComponentChildren }) {
           <ChatIcon size={22} />
           <span>Console</span>
         </a>
-        {current ? (
-          <span class="workspace" title="Workspace">
-            {current.workspace.name}
-          </span>
-        ) : null}
+        <WorkspaceSwitcher />
         <div class="topbar-end">
           {current ? <span class="user-email">{current.user.email}</span> : null}
           <button type="button" class="button ghost" onClick={onSignOut} disabled={isSigningOut}>

@@ -1,56 +1,35 @@
-import { type TAgent, type TSource, ZAgent, ZSource } from '@service/contract';
-import { useEffect, useState } from 'preact/hooks';
-import { z } from 'zod';
-import { ApiError, api } from '../api';
+import { type TAgentKnowledge, type TAgentListItem, ZAgentListItem } from '@service/contract';
+import { useEffect } from 'preact/hooks';
 import { FormMessage } from '../components/field';
-import { BookIcon, GlobeIcon, PlusIcon, SlidersIcon } from '../components/icons';
+import { BookIcon, ChatIcon, GlobeIcon, PlusIcon, SlidersIcon } from '../components/icons';
+import { LoadMore } from '../components/load-more';
+import { dateText } from '../date-text';
+import { usePagedList } from '../paged-list';
 import { agentSettingsPath, knowledgePath, PATHS } from '../paths';
 import './agents.css';
 
-type Row = { agent: TAgent; sources: TSource[] | null };
-type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; rows: Row[] };
-
 /** The workspace's agents: published or not, where the widget may load, how much it knows. */
 export function Agents() {
-  const [state, setState] = useState<State>({ kind: 'loading' });
-
-  const load = async () => {
-    try {
-      const agents = await api('/agents', z.array(ZAgent));
-      // Knowledge per agent; a list that fails leaves that agent's cell unknown, not the page broken.
-      const rows = await Promise.all(
-        agents.map(async (agent) => ({
-          agent,
-          sources: await api(`/agents/${encodeURIComponent(agent.id)}/sources`, z.array(ZSource)).catch(
-            () => null,
-          ),
-        })),
-      );
-      setState({ kind: 'ready', rows });
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      setState({
-        kind: 'error',
-        message: error instanceof Error ? error.message : 'Could not load the agents.',
-      });
-    }
-  };
+  // One request a page: each agent comes with its knowledge counts and last answer.
+  const list = usePagedList('/agents', ZAgentListItem, 'Could not load the agents.');
+  const { reload } = list;
   useEffect(() => {
-    void load();
-  }, []);
+    void reload();
+  }, [reload]);
+  const agents = list.items;
 
   return (
     <section class="page" aria-labelledby="agents-title">
       <div class="page-head">
         <h1 id="agents-title">Agents</h1>
-        {state.kind === 'ready' && state.rows.length > 0 ? (
+        {agents && agents.length > 0 ? (
           <a class="button primary" href={PATHS.newAgent}>
             <PlusIcon size={18} />
             <span>New agent</span>
           </a>
         ) : null}
       </div>
-      {state.kind === 'ready' && state.rows.length === 0 ? (
+      {agents?.length === 0 ? (
         <div class="card empty-state">
           <h2>No agents yet</h2>
           <p class="muted">
@@ -66,21 +45,22 @@ export function Agents() {
           </div>
         </div>
       ) : null}
-      {state.kind === 'loading' ? (
+      {agents === null && list.error === null ? (
         <p class="muted" aria-busy="true">
           Loading agents…
         </p>
       ) : null}
-      {state.kind === 'error' ? <FormMessage kind="error">{state.message}</FormMessage> : null}
-      {state.kind === 'ready' && state.rows.length > 0 ? <AgentList rows={state.rows} /> : null}
+      {list.error ? <FormMessage kind="error">{list.error}</FormMessage> : null}
+      {agents && agents.length > 0 ? <AgentList agents={agents} /> : null}
+      <LoadMore list={list} noun="agents" />
     </section>
   );
 }
 
-function AgentList(props: { rows: Row[] }) {
+function AgentList(props: { agents: TAgentListItem[] }) {
   return (
     <ul class="agent-list" aria-label="Agents">
-      {props.rows.map(({ agent, sources }) => (
+      {props.agents.map((agent) => (
         <li key={agent.id} class="agent-card">
           <div class="agent-title">
             <h2>{agent.name}</h2>
@@ -105,7 +85,14 @@ function AgentList(props: { rows: Row[] }) {
                 <BookIcon size={16} />
                 <span>Knowledge</span>
               </dt>
-              <dd>{knowledgeSummary(sources)}</dd>
+              <dd>{knowledgeSummary(agent.knowledge)}</dd>
+            </div>
+            <div>
+              <dt>
+                <ChatIcon size={16} />
+                <span>Last answer</span>
+              </dt>
+              <dd>{dateText(agent.last_answer_at, 'Not yet')}</dd>
             </div>
           </dl>
           <div class="agent-links">
@@ -126,11 +113,12 @@ function AgentList(props: { rows: Row[] }) {
   );
 }
 
-function knowledgeSummary(sources: TSource[] | null): string {
-  if (sources === null) return 'Unknown (the sources could not be read).';
-  if (sources.length === 0) return 'None yet: add pages, files or text for it to answer from.';
-  const documents = sources.reduce((sum, source) => sum + source.document_count, 0);
-  const failed = sources.filter((source) => source.status === 'failed').length;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return `${plural(sources.length, 'source')}, ${plural(documents, 'document')}${failed > 0 ? `, ${failed} failed` : ''}`;
+function knowledgeSummary(knowledge: TAgentKnowledge): string {
+  if (knowledge.source_count === 0) return 'None yet: add pages, files or text for it to answer from.';
+  const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
+  const failed = knowledge.failed_source_count;
+  return `${plural(knowledge.source_count, 'source')}, ${plural(knowledge.document_count, 'document')}, ${plural(
+    knowledge.chunk_count,
+    'passage',
+  )}${failed > 0 ? `, ${failed} failed` : ''}`;
 }

@@ -6,18 +6,15 @@ import {
   ZKbPreviewHtml,
 } from '@service/contract';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { z } from 'zod';
 import { ApiError, api, fieldErrorsOf } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { PlusIcon } from '../components/icons';
+import { LoadMore } from '../components/load-more';
+import { dateText } from '../date-text';
+import { usePagedList } from '../paged-list';
 import { session } from '../session';
-import { dateText } from './tokens';
 import './access.css';
 
-type State =
-  | { kind: 'loading' }
-  | { kind: 'error'; message: string }
-  | { kind: 'ready'; articles: TKbArticle[] };
 /** Which article the editor shows: none (the list), a new one, or an existing one. */
 type Editing = null | 'new' | TKbArticle;
 
@@ -29,24 +26,15 @@ function publicPath(slug: string): string {
 
 /** The workspace's knowledge-base articles: list, write with a live preview, publish. */
 export function KbArticles() {
-  const [state, setState] = useState<State>({ kind: 'loading' });
+  const list = usePagedList('/kb/articles?order=desc', ZKbArticle, 'Could not load the articles.');
   const [editing, setEditing] = useState<Editing>(null);
   const [saved, setSaved] = useState<string | null>(null);
 
-  const load = async () => {
-    try {
-      setState({ kind: 'ready', articles: await api('/kb/articles', z.array(ZKbArticle)) });
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      setState({
-        kind: 'error',
-        message: error instanceof Error ? error.message : 'Could not load the articles.',
-      });
-    }
-  };
+  const load = list.reload;
   useEffect(() => {
     void load();
-  }, []);
+  }, [load]);
+  const articles = list.items;
 
   const onSaved = (article: TKbArticle) => {
     setEditing(article);
@@ -94,13 +82,13 @@ export function KbArticles() {
         Articles are public help pages of your workspace. Every agent answers from the published ones, and
         links to them.
       </p>
-      {state.kind === 'loading' ? (
+      {articles === null && list.error === null ? (
         <p class="muted" aria-busy="true">
           Loading articles…
         </p>
       ) : null}
-      {state.kind === 'error' ? <FormMessage kind="error">{state.message}</FormMessage> : null}
-      {state.kind === 'ready' && state.articles.length === 0 ? (
+      {list.error ? <FormMessage kind="error">{list.error}</FormMessage> : null}
+      {articles?.length === 0 ? (
         <div class="card empty-state">
           <h2>No articles yet</h2>
           <p class="muted">
@@ -109,9 +97,9 @@ export function KbArticles() {
           </p>
         </div>
       ) : null}
-      {state.kind === 'ready' && state.articles.length > 0 ? (
+      {articles && articles.length > 0 ? (
         <ul class="row-list" aria-label="Articles">
-          {state.articles.map((article) => (
+          {articles.map((article) => (
             <li key={article.id} class="row-card">
               <div class="row-title">
                 <h2>{article.title}</h2>
@@ -136,6 +124,7 @@ export function KbArticles() {
           ))}
         </ul>
       ) : null}
+      <LoadMore list={list} noun="articles" />
     </section>
   );
 }

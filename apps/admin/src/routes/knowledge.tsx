@@ -1,10 +1,11 @@
-import { type TAgent, type TSource, ZAgent, ZSource } from '@service/contract';
+import { type TAgent, ZAgent, ZSource } from '@service/contract';
 import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { z } from 'zod';
 import { ApiError, api } from '../api';
 import { AgentTabs } from '../components/agent-tabs';
 import { FormMessage } from '../components/field';
+import { LoadMore } from '../components/load-more';
+import { usePagedList } from '../paged-list';
 import { AddSource } from './knowledge-add';
 import { BUSY, messageOf, POLL_MS } from './knowledge-shared';
 import { SourceTable } from './knowledge-sources';
@@ -17,18 +18,10 @@ export function Knowledge() {
   const agentId = params.id ?? '';
   const base = `/agents/${encodeURIComponent(agentId)}`;
   const [agent, setAgent] = useState<TAgent | null>(null);
-  const [sources, setSources] = useState<TSource[] | null>(null);
+  const list = usePagedList(`${base}/sources?order=desc`, ZSource, 'Could not load the sources.');
+  const sources = list.items;
+  const loadSources = list.reload;
   const [loadError, setLoadError] = useState<string | null>(null);
-
-  const loadSources = async () => {
-    try {
-      setSources(await api(`${base}/sources`, z.array(ZSource)));
-      setLoadError(null);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      setLoadError(messageOf(error, 'Could not load the sources.'));
-    }
-  };
 
   useEffect(() => {
     api(base, ZAgent)
@@ -38,7 +31,7 @@ export function Knowledge() {
         setLoadError(messageOf(error, 'Could not load the agent.'));
       });
     void loadSources();
-  }, [base]);
+  }, [base, loadSources]);
 
   // Live progress: while any source is queued, fetching or indexing, read the list again.
   const isBusy = sources?.some((source) => BUSY.has(source.status)) ?? false;
@@ -56,15 +49,9 @@ export function Knowledge() {
         What the agent answers from: your site’s pages, a sitemap, single pages, pasted text and files.
       </p>
       {loadError ? <FormMessage kind="error">{loadError}</FormMessage> : null}
-      <SourceTable
-        sources={sources}
-        onChanged={loadSources}
-        onUpdated={(updated) =>
-          setSources(
-            (current) => current?.map((source) => (source.id === updated.id ? updated : source)) ?? null,
-          )
-        }
-      />
+      {list.error ? <FormMessage kind="error">{list.error}</FormMessage> : null}
+      <SourceTable sources={sources} onChanged={loadSources} onUpdated={list.replace} />
+      <LoadMore list={list} noun="sources" />
       <AddSource base={base} onAdded={loadSources} />
       <Uploads base={base} sources={sources} onUploaded={loadSources} />
     </section>

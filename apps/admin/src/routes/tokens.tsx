@@ -8,11 +8,13 @@ import {
   ZApiTokenCreated,
 } from '@service/contract';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { z } from 'zod';
 import { ApiError, api, fieldErrorsOf } from '../api';
 import { CopySecret } from '../components/copy-secret';
 import { Field, FormMessage } from '../components/field';
 import { AlertIcon, PlusIcon } from '../components/icons';
+import { LoadMore } from '../components/load-more';
+import { dateText } from '../date-text';
+import { usePagedList } from '../paged-list';
 import './access.css';
 
 /** What each ability lets a token do, in the words of the checkbox beside it. */
@@ -24,32 +26,18 @@ const ABILITY_TEXT: Record<TAbility, { title: string; hint: string }> = {
   },
 };
 
-type State =
-  | { kind: 'loading' }
-  | { kind: 'error'; message: string }
-  | { kind: 'ready'; tokens: TApiToken[] };
-
 /** The workspace's API tokens: list, create with abilities (shown once), revoke. */
 export function Tokens() {
-  const [state, setState] = useState<State>({ kind: 'loading' });
+  const list = usePagedList('/tokens?order=desc', ZApiToken, 'Could not load the tokens.');
   const [created, setCreated] = useState<TApiTokenCreated | null>(null);
   const [isCreating, setCreating] = useState(false);
   const title = useRef<HTMLHeadingElement>(null);
 
-  const load = async () => {
-    try {
-      setState({ kind: 'ready', tokens: await api('/tokens', z.array(ZApiToken)) });
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      setState({
-        kind: 'error',
-        message: error instanceof Error ? error.message : 'Could not load the tokens.',
-      });
-    }
-  };
+  const load = list.reload;
   useEffect(() => {
     void load();
-  }, []);
+  }, [load]);
+  const tokens = list.items;
 
   const onCreated = (token: TApiTokenCreated) => {
     setCreated(token);
@@ -85,13 +73,13 @@ export function Tokens() {
         />
       ) : null}
       {isCreating ? <CreateToken onCreated={onCreated} onCancel={() => setCreating(false)} /> : null}
-      {state.kind === 'loading' ? (
+      {tokens === null && list.error === null ? (
         <p class="muted" aria-busy="true">
           Loading tokens…
         </p>
       ) : null}
-      {state.kind === 'error' ? <FormMessage kind="error">{state.message}</FormMessage> : null}
-      {state.kind === 'ready' && state.tokens.length === 0 && !isCreating ? (
+      {list.error ? <FormMessage kind="error">{list.error}</FormMessage> : null}
+      {tokens?.length === 0 && !isCreating ? (
         <div class="card empty-state">
           <h2>No tokens yet</h2>
           <p class="muted">
@@ -100,13 +88,14 @@ export function Tokens() {
           </p>
         </div>
       ) : null}
-      {state.kind === 'ready' && state.tokens.length > 0 ? (
+      {tokens && tokens.length > 0 ? (
         <ul class="row-list" aria-label="Tokens">
-          {state.tokens.map((token) => (
-            <TokenRow key={token.id} token={token} onRevoked={() => void load()} />
+          {tokens.map((token) => (
+            <TokenRow key={token.id} token={token} onRevoked={list.replace} />
           ))}
         </ul>
       ) : null}
+      <LoadMore list={list} noun="tokens" />
     </section>
   );
 }
@@ -227,7 +216,7 @@ function CreatedToken(props: { token: TApiTokenCreated; onDone: () => void }) {
   );
 }
 
-function TokenRow(props: { token: TApiToken; onRevoked: () => void }) {
+function TokenRow(props: { token: TApiToken; onRevoked: (token: TApiToken) => void }) {
   const { token } = props;
   const [isConfirming, setConfirming] = useState(false);
   const [isBusy, setBusy] = useState(false);
@@ -237,11 +226,11 @@ function TokenRow(props: { token: TApiToken; onRevoked: () => void }) {
     setBusy(true);
     setMessage(null);
     try {
-      await api(`/tokens/${encodeURIComponent(token.id)}`, ZApiToken, { method: 'DELETE' });
+      const revoked = await api(`/tokens/${encodeURIComponent(token.id)}`, ZApiToken, { method: 'DELETE' });
       setConfirming(false);
       // The revoke buttons are gone: the focus stays on this token (now shown as revoked).
       heading.current?.focus();
-      props.onRevoked();
+      props.onRevoked(revoked);
     } catch (error) {
       setMessage(error instanceof Error ? error.message : 'Could not revoke the token.');
     } finally {
@@ -300,11 +289,4 @@ function TokenRow(props: { token: TApiToken; onRevoked: () => void }) {
       {message ? <FormMessage kind="error">{message}</FormMessage> : null}
     </li>
   );
-}
-
-/** A date and time in the reader's locale; `fallback` when there is none. */
-export function dateText(iso: string | null, fallback = '—'): string {
-  if (!iso) return fallback;
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }

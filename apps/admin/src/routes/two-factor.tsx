@@ -13,7 +13,7 @@ import { ApiError, api, apiVoid } from '../api';
 import { CopySecret } from '../components/copy-secret';
 import { Field, FormMessage } from '../components/field';
 import { useForm } from '../components/use-form';
-import { dateText } from './tokens';
+import { dateText } from '../date-text';
 import './access.css';
 
 type Step =

@@ -47,6 +47,19 @@ export function expectData<T extends z.ZodType>(
   return schema.parse(envelope.data);
 }
 
+/** Asserts a paged list answer, `{data, meta: {next_cursor}}` and nothing else, and parses its rows. */
+export function expectPage<T extends z.ZodType>(
+  res: LightMyRequestResponse,
+  status: number,
+  item: T,
+): Array<z.output<T>> {
+  assert.equal(res.statusCode, status, res.body);
+  const page = z
+    .strictObject({ data: z.array(item), meta: z.strictObject({ next_cursor: z.string().nullable() }) })
+    .parse(JSON.parse(res.body));
+  return page.data;
+}
+
 /** Authorization header for a plaintext token. */
 export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };

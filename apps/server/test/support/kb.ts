@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { type TKbArticle, type TSearchHit, ZKbArticle, ZSearchResult, ZSource } from '@service/contract';
-import { z } from 'zod';
-import { expectData } from './http.js';
+import { expectData, expectPage } from './http.js';
 import { documentsOf, runIndexJob } from './site-sync.js';
 import { completeJobs, jobsFor } from './sources.js';
 import { injectJson, type Tenant, type TestApp } from './test-app.js';
@@ -19,7 +18,7 @@ export async function kbDocuments(t: TestApp, agentId: string) {
 /** The agent's kb source through the admin API, or undefined. */
 export async function kbSource(t: TestApp, tenant: Tenant, agentId: string) {
   const res = await t.app.inject({ url: `/api/v1/admin/agents/${agentId}/sources`, headers: tenant.auth });
-  const sources = expectData(res, 200, z.array(ZSource));
+  const sources = expectPage(res, 200, ZSource);
   const kb = sources.filter((source) => source.type === 'kb');
   assert.ok(kb.length <= 1, 'at most one kb source per agent');
   return kb[0];

@@ -6,6 +6,7 @@ import { hashApiToken, mintApiToken, mintSigningSecret } from '../../security/ap
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
 import { actingUserId, iso, type TenantScope } from '../context.js';
+import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 
 /** Issues a token; the plaintext is returned here once and never stored. Audited. */
 export async function createApiToken(
@@ -48,15 +49,24 @@ export async function createApiToken(
   return db === scope.db ? scope.db.transaction().execute(run) : run(db);
 }
 
-/** Lists the workspace's tokens (revoked ones included, marked), never with plaintext or hash. */
-export async function listApiTokens(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TApiToken[]> {
-  const rows = await scope.db
+/**
+ * A page of the workspace's tokens, oldest first (ULID order; revoked ones included, marked),
+ * never with plaintext or hash. Keyset on the id over `api_tokens (workspace_id, id)`.
+ */
+export async function listApiTokens(
+  scope: Pick<TenantScope, 'db' | 'workspaceId'>,
+  page: PageRequest,
+): Promise<Page<TApiToken>> {
+  const binding = { list: `api_tokens:${page.order}`, workspaceId: scope.workspaceId };
+  const after = pageStart(page, binding);
+  let query = scope.db
     .selectFrom('api_tokens')
     .selectAll()
     .where('workspace_id', '=', scope.workspaceId)
-    .orderBy('id')
-    .execute();
-  return rows.map(toApiToken);
+    .orderBy('id', page.order)
+    .limit(page.limit + 1);
+  if (after !== undefined) query = query.where('id', afterOperator(page), after);
+  return pageOf(await query.execute(), page, binding, toApiToken);
 }
 
 /** Revokes a token of the workspace; revoking twice is harmless. Audited. */

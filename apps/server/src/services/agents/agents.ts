@@ -14,17 +14,6 @@ import {
   storedWidgetFeatures,
 } from '../widget/widget-caller.js';
 
-/** Lists the workspace's agents, oldest first. */
-export async function listAgents(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TAgent[]> {
-  const rows = await scope.db
-    .selectFrom('agents')
-    .selectAll()
-    .where('workspace_id', '=', scope.workspaceId)
-    .orderBy('id')
-    .execute();
-  return rows.map(toAgent);
-}
-
 /** Reads one agent of the workspace; another workspace's agent is a 404. */
 export async function getAgent(
   scope: Pick<TenantScope, 'db' | 'workspaceId'>,
@@ -160,7 +149,8 @@ export async function deleteAgent(scope: TenantScope, agentId: string): Promise<
   forgetWidgetAgents();
 }
 
-function toAgent(row: AgentRow): TAgent {
+/** Converts a stored agent for the wire. */
+export function toAgent(row: AgentRow): TAgent {
   return {
     id: row.id,
     name: row.name,

@@ -6,20 +6,27 @@ import { notFound, validationError } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
+import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { firstFreeSlug, slugFamilyPattern, slugify } from '../slugs.js';
 import { type KbIndexing, syncArticleForAgents } from './kb-index.js';
 
 const SLUG_TAKEN = 'The slug has already been taken in this workspace.';
 
-/** Lists the workspace's articles (drafts included), oldest first. */
-export async function listKbArticles(scope: Pick<TenantScope, 'db' | 'workspaceId'>): Promise<TKbArticle[]> {
-  const rows = await scope.db
+/** A page of the workspace's articles (drafts included), oldest first; keyset on the id. */
+export async function listKbArticles(
+  scope: Pick<TenantScope, 'db' | 'workspaceId'>,
+  page: PageRequest,
+): Promise<Page<TKbArticle>> {
+  const binding = { list: `kb_articles:${page.order}`, workspaceId: scope.workspaceId };
+  const after = pageStart(page, binding);
+  let query = scope.db
     .selectFrom('kb_articles')
     .selectAll()
     .where('workspace_id', '=', scope.workspaceId)
-    .orderBy('id')
-    .execute();
-  return rows.map(toKbArticle);
+    .orderBy('id', page.order)
+    .limit(page.limit + 1);
+  if (after !== undefined) query = query.where('id', afterOperator(page), after);
+  return pageOf(await query.execute(), page, binding, toKbArticle);
 }
 
 /** Reads one article of the workspace; another workspace's article is a 404. */

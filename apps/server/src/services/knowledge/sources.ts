@@ -10,24 +10,33 @@ import { newId } from '../../security/ids.js';
 import { validateSelect } from '../../sql-source/validate-select.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
+import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { requireAgent } from '../require-agent.js';
 import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import { storeSourceDocument } from './documents.js';
 import { KB_SOURCE_TYPE, type KbIndexing, syncKbForAgent } from './kb-index.js';
 import { auditDetails, defaultName, lastRun, publicConfig, storedConfig } from './source-config.js';
 
-/** Lists an agent's sources; an agent of another workspace is a 404. */
+/**
+ * A page of an agent's sources, oldest first; keyset on the id over `sources (workspace_id,
+ * agent_id, id)`. Another workspace's agent is a 404; the cursor is bound to the agent, so
+ * another agent's cursor is a 422.
+ */
 export async function listAgentSources(
   scope: Pick<TenantScope, 'db' | 'workspaceId'>,
   agentId: string,
-): Promise<TSource[]> {
+  page: PageRequest,
+): Promise<Page<TSource>> {
   await requireAgent(scope.db, scope.workspaceId, agentId);
-  const rows = await withCounts(scope.db)
+  const binding = { list: `sources:${page.order}`, workspaceId: scope.workspaceId, parentId: agentId };
+  const after = pageStart(page, binding);
+  let query = withCounts(scope.db)
     .where('sources.workspace_id', '=', scope.workspaceId)
     .where('sources.agent_id', '=', agentId)
-    .orderBy('sources.id')
-    .execute();
-  return rows.map(toSource);
+    .orderBy('sources.id', page.order)
+    .limit(page.limit + 1);
+  if (after !== undefined) query = query.where('sources.id', afterOperator(page), after);
+  return pageOf(await query.execute(), page, binding, toSource);
 }
 
 /** Reads one source of the workspace. */

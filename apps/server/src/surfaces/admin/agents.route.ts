@@ -1,10 +1,20 @@
-import { dataEnvelope, ZAgent, ZAgentCreate, ZAgentUpdate } from '@service/contract';
+import {
+  dataEnvelope,
+  listPage,
+  ZAgent,
+  ZAgentCreate,
+  ZAgentListItem,
+  ZAgentUpdate,
+  ZListQuery,
+} from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
-import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../../services/agents/agents.js';
+import { listAgents } from '../../services/agents/agent-list.js';
+import { createAgent, deleteAgent, getAgent, updateAgent } from '../../services/agents/agents.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+import { pageBody, pageRequestOf } from './list-page.js';
 
 const tags = ['admin: agents'];
 
@@ -16,12 +26,14 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'List agents',
+          summary: 'List agents with their knowledge size and last answer, oldest first, a page at a time',
           security: bearerSecurity,
-          response: { 200: dataEnvelope(z.array(ZAgent)), ...adminErrorResponses },
+          querystring: ZListQuery,
+          response: { 200: listPage(ZAgentListItem), ...adminErrorResponses },
         },
       },
-      async (request) => ({ data: await listAgents(adminScope(deps, request)) }),
+      async (request) =>
+        pageBody(await listAgents(adminScope(deps, request), pageRequestOf(deps, request.query))),
     );
 
     app.post(

@@ -20,6 +20,7 @@ import { twoFactorRoutes } from './two-factor.route.js';
 import { uploadRoutes } from './uploads.route.js';
 import { webhookRoutes } from './webhooks.route.js';
 import { widgetPreviewRoutes } from './widget-preview.route.js';
+import { workspaceRoutes } from './workspaces.route.js';
 
 /** Where the admin API is mounted; the session cookie is sent to paths under it only. */
 export const ADMIN_PREFIX = '/api/v1/admin';
@@ -56,6 +57,7 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));
+    await app.register(workspaceRoutes(deps));
     await app.register(twoFactorRoutes(deps));
     await app.register(sourceRoutes(deps));
     await app.register(uploadRoutes(deps));

@@ -1,10 +1,12 @@
 import {
   dataEnvelope,
+  listPage,
   ZKbArticle,
   ZKbArticleCreate,
   ZKbArticleUpdate,
   ZKbPreview,
   ZKbPreviewHtml,
+  ZListQuery,
 } from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -20,6 +22,7 @@ import {
 } from '../../services/knowledge/kb-articles.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+import { pageBody, pageRequestOf } from './list-page.js';
 
 const tags = ['admin: knowledge base'];
 
@@ -39,12 +42,14 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'List knowledge-base articles (drafts included)',
+          summary: 'List knowledge-base articles (drafts included), oldest first, a page at a time',
           security: bearerSecurity,
-          response: { 200: dataEnvelope(z.array(ZKbArticle)), ...adminErrorResponses },
+          querystring: ZListQuery,
+          response: { 200: listPage(ZKbArticle), ...adminErrorResponses },
         },
       },
-      async (request) => ({ data: await listKbArticles(adminScope(deps, request)) }),
+      async (request) =>
+        pageBody(await listKbArticles(adminScope(deps, request), pageRequestOf(deps, request.query))),
     );
 
     app.post(

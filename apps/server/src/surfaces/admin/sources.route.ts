@@ -1,5 +1,7 @@
 import {
   dataEnvelope,
+  listPage,
+  ZListQuery,
   ZSource,
   ZSourceCreate,
   ZSourceCreateSql,
@@ -21,6 +23,7 @@ import {
 import { testSqlSource } from '../../services/knowledge/sql-test.js';
 import { adminScope } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+import { pageBody, pageRequestOf } from './list-page.js';
 
 const tags = ['admin: sources'];
 
@@ -32,15 +35,21 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: "List an agent's knowledge sources",
+          summary: "List an agent's knowledge sources, oldest first, a page at a time",
           security: bearerSecurity,
           params: ZIdParams,
-          response: { 200: dataEnvelope(z.array(ZSource)), ...recordErrorResponses },
+          querystring: ZListQuery,
+          response: { 200: listPage(ZSource), ...recordErrorResponses },
         },
       },
-      async (request) => ({
-        data: await listAgentSources(adminScope(deps, request), request.params.id),
-      }),
+      async (request) =>
+        pageBody(
+          await listAgentSources(
+            adminScope(deps, request),
+            request.params.id,
+            pageRequestOf(deps, request.query),
+          ),
+        ),
     );
 
     app.get(

@@ -1,10 +1,17 @@
-import { dataEnvelope, ZApiToken, ZApiTokenCreate, ZApiTokenCreated } from '@service/contract';
+import {
+  dataEnvelope,
+  listPage,
+  ZApiToken,
+  ZApiTokenCreate,
+  ZApiTokenCreated,
+  ZListQuery,
+} from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../services/accounts/api-tokens.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
+import { pageBody, pageRequestOf } from './list-page.js';
 
 const tags = ['admin: tokens'];
 
@@ -16,12 +23,14 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'List API tokens (never the plaintext)',
+          summary: 'List API tokens, oldest first, a page at a time (never the plaintext)',
           security: bearerSecurity,
-          response: { 200: dataEnvelope(z.array(ZApiToken)), ...adminErrorResponses },
+          querystring: ZListQuery,
+          response: { 200: listPage(ZApiToken), ...adminErrorResponses },
         },
       },
-      async (request) => ({ data: await listApiTokens(adminScope(deps, request)) }),
+      async (request) =>
+        pageBody(await listApiTokens(adminScope(deps, request), pageRequestOf(deps, request.query))),
     );
 
     app.post(
