@@ -47,6 +47,8 @@ const NO_TEXT_INPUT = new Set([
   'GET /api/v1/admin/session',
   'DELETE /api/v1/admin/session',
   'GET /api/v1/admin/setup',
+  'GET /api/v1/admin/account/workspaces',
+  'GET /api/v1/admin/widget-preview',
   'GET /api/v1/admin/agents',
   'GET /api/v1/admin/tokens',
   'GET /api/v1/admin/me',
