@@ -5,7 +5,9 @@
  * every group of frontend messages a connection posts to the store thread is recorded (the
  * statement's text, its lane, when it was sent and answered), by wrapping the driver's
  * `WorkerConnection` in this process only. Then one `POST /v1/widget/messages/stream`, after a
- * few answers of warm-up, is traced.
+ * few answers of warm-up, is traced. Then 100 answers one at a time and 100 with 10 in flight
+ * (each of the 10 on its own conversation, as the load bench asks), with the main thread's busy
+ * share and the time each answer's statements spent between sent and answered.
  *
  * Run: `npm run bench:answer-statements` (`-- --answers 3`: how many traced answers).
  */
@@ -119,20 +121,23 @@ async function main(): Promise<void> {
       if (hasKey(got, 'status') && got.status === 'indexed') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const init = await fetch(`${baseUrl}/v1/widget/init`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: ORIGIN },
-      body: JSON.stringify({ agent_id: agentId, anon_id: `statements-${randomBytes(6).toString('hex')}` }),
-    });
-    const initBody: unknown = await init.json();
-    const token =
-      hasKey(initBody, 'data') && hasKey(initBody.data, 'token') ? String(initBody.data.token) : '';
+    const widgetToken = async () => {
+      const init = await fetch(`${baseUrl}/v1/widget/init`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: ORIGIN },
+        body: JSON.stringify({ agent_id: agentId, anon_id: `statements-${randomBytes(6).toString('hex')}` }),
+      });
+      const body: unknown = await init.json();
+      return hasKey(body, 'data') && hasKey(body.data, 'token') ? String(body.data.token) : '';
+    };
+    const tokens = await Promise.all(Array.from({ length: 10 }, () => widgetToken()));
+    const token = tokens[0] ?? '';
 
-    const ask = async () => {
+    const ask = async (bearer = token) => {
       const started = performance.now();
       const response = await fetch(`${baseUrl}/v1/widget/messages/stream`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, origin: ORIGIN },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}`, origin: ORIGIN },
         body: JSON.stringify({ message: 'How long does delivery take?' }),
       });
       let text = '';
@@ -171,6 +176,40 @@ async function main(): Promise<void> {
       }
     }
     console.log('\n* = answered before the first token reached the client');
+
+    // Where the time goes with 10 answers in flight: the main thread's busy share, and per answer
+    // the time its statements spent between being sent and answered (queueing included).
+    for (const inFlight of [1, 10]) {
+      trace.length = 0;
+      tracing = true;
+      const elu = performance.eventLoopUtilization();
+      const ttfts: number[] = [];
+      let next = 0;
+      const started = performance.now();
+      await Promise.all(
+        tokens.slice(0, inFlight).map(async (bearer) => {
+          while (next < 100) {
+            next += 1;
+            const times = await ask(bearer);
+            ttfts.push(times.firstToken - times.started);
+          }
+        }),
+      );
+      const wall = performance.now() - started;
+      tracing = false;
+      const busy = performance.eventLoopUtilization(elu);
+      const mine = trace.filter((entry) => entry.lane !== 'background');
+      const inStore = mine.reduce(
+        (sum, entry) => sum + ((entry.answeredAt ?? entry.sentAt) - entry.sentAt),
+        0,
+      );
+      ttfts.sort((a, b) => a - b);
+      console.log(
+        `${inFlight} in flight: ${(100_000 / wall).toFixed(0)} answers/s, main thread busy ${(busy.utilization * 100).toFixed(0)} %, ` +
+          `TTFT p50 ${ttfts[50]?.toFixed(1)} ms p95 ${ttfts[95]?.toFixed(1)} ms, ` +
+          `statements sent→answered ${(inStore / 100).toFixed(1)} ms an answer (${(mine.length / 100).toFixed(1)} statements)`,
+      );
+    }
   } finally {
     await service?.stop();
     await fake.close();
