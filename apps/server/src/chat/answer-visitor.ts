@@ -61,15 +61,14 @@ export async function answerVisitor(options: {
     onError: (error, what) => log.warn({ err: error }, what),
     baseUrl: options.baseUrl,
   });
-  // loadAnswerSources never rejects (a failed retrieval is no sources); the question's statement may.
-  const question = await recorded;
+  const [question, sources] = await Promise.all([recorded, retrieved]);
   const keys = createSecretKeyring(deps.config.appKey, deps.config.appKeyPrevious);
   const provider = providerForKey(
     deps.config,
     openActiveLlmKey(keys, question.extra.llm_key, caller.workspaceId),
   );
   const context: AnswerContext = {
-    sources: await retrieved,
+    sources,
     coupons: couponsFromLists(question.extra.coupon_lists, clock.now()),
   };
   const questionId = question.id;
