@@ -1,10 +1,10 @@
 import { type TCoupon, type TSearchHit, ZCoupon } from '@service/contract';
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { z } from 'zod';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { AgentRow, DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import { searchChunks } from '../retrieval/search.js';
+import { searchWithDocuments } from '../retrieval/search.js';
 
 /** How many retrieved chunks an answer is grounded on. */
 export const ANSWER_SOURCES = 6;
@@ -71,23 +71,22 @@ export type AnswerContext = { sources: AnswerSource[]; coupons: TCoupon[] };
 
 /**
  * Retrieves what an answer is grounded on: the best chunks for the question (a retrieval
- * failure means no sources, never a made-up one), the products behind them, and the coupon
- * codes the site synced that have not expired.
+ * failure means no sources, never a made-up one) and the products behind them, read with the
+ * chunks. The agent's coupons come with the turn's first statement (`agentCouponLists`).
  */
-export async function loadAnswerContext(options: {
+export async function loadAnswerSources(options: {
   db: Kysely<DB>;
   agent: AgentRow;
   question: string;
   features: DatabaseFeatures;
   embeddings: EmbeddingProvider | null;
-  now: Date;
   onError: (error: unknown, what: string) => void;
   /** Where visitors reach the service (`https://chat.example.com`): the service's own pages,
    * stored as paths when PUBLIC_BASE_URL is unset (`/kb/…`), are cited as absolute URLs on it. */
   baseUrl?: string | undefined;
-}): Promise<AnswerContext> {
+}): Promise<AnswerSource[]> {
   const { db, agent } = options;
-  const hits = await searchChunks({
+  const found = await searchWithDocuments({
     db,
     workspaceId: agent.workspace_id,
     agentId: agent.id,
@@ -101,63 +100,50 @@ export async function loadAnswerContext(options: {
     options.onError(error, 'retrieval failed');
     return [];
   });
-  const products = await loadProducts(db, agent, hits);
-  const sources = hits.map((hit, index) => ({
+  return found.map(({ hit, productMetadata }, index) => ({
     id: index + 1,
     hit: { ...hit, url: absoluteUrl(hit.url, options.baseUrl) },
     fromText: hit.ranks.fulltext !== undefined || hit.ranks.trigram !== undefined,
-    product: products.get(hit.document_id) ?? null,
+    product:
+      productMetadata === null || productMetadata === undefined ? null : productCard(hit, productMetadata),
   }));
-  return { sources, coupons: await loadCoupons(db, agent, options.now) };
 }
 
-async function loadProducts(
-  db: Kysely<DB>,
-  agent: AgentRow,
-  hits: TSearchHit[],
-): Promise<Map<string, ProductCard>> {
-  const ids = [...new Set(hits.map((hit) => hit.document_id))];
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('documents')
-    .select(['id', 'title', 'url', 'metadata'])
-    .where('workspace_id', '=', agent.workspace_id)
-    .where('agent_id', '=', agent.id)
-    .where('kind', '=', 'product')
-    .where('id', 'in', ids)
-    .execute();
-  return new Map(
-    rows.map((row) => {
-      const meta = ZProductMetadata.parse(row.metadata);
-      const card: ProductCard = {
-        name: row.title,
-        url: row.url,
-        image_url: meta.image_url || null,
-        price: meta.price || null,
-        regular_price: meta.regular_price || null,
-        sale_price: meta.sale_price || null,
-        currency: meta.currency || null,
-        on_sale: meta.on_sale,
-        in_stock: meta.stock_status === 'instock',
-      };
-      return [row.id, card];
-    }),
-  );
+/** The card of a product hit, from its document's title, URL and stored metadata. */
+function productCard(hit: TSearchHit, metadata: unknown): ProductCard {
+  const meta = ZProductMetadata.parse(metadata);
+  return {
+    name: hit.title,
+    url: hit.url,
+    image_url: meta.image_url || null,
+    price: meta.price || null,
+    regular_price: meta.regular_price || null,
+    sale_price: meta.sale_price || null,
+    currency: meta.currency || null,
+    on_sale: meta.on_sale,
+    in_stock: meta.stock_status === 'instock',
+  };
 }
 
 const ZCouponList = z.array(z.unknown()).catch([]);
 
-/** The agent's synced coupon codes that have not expired (stored on its products source). */
-export async function loadCoupons(db: Kysely<DB>, agent: AgentRow, now: Date): Promise<TCoupon[]> {
-  const rows = await db
-    .selectFrom('sources')
-    .select('config')
-    .where('agent_id', '=', agent.id)
-    .where('type', '=', 'products')
-    .execute();
+/**
+ * SQL for the coupon lists the agent's products sources hold (`config.coupons` of each, null
+ * where there is none), as one jsonb array: a scalar subquery, so the answer pipeline reads
+ * them within a statement it sends anyway. {@link couponsFromLists} makes coupons of them.
+ */
+export function agentCouponLists(agentId: string): RawBuilder<unknown[]> {
+  return sql<unknown[]>`(
+    select coalesce(jsonb_agg(s.config -> 'coupons'), '[]'::jsonb)
+    from sources s
+    where s.agent_id = ${agentId} and s.type = 'products')`;
+}
+
+/** The valid, unexpired coupons of the lists `agentCouponLists` read, each code once. */
+export function couponsFromLists(lists: readonly unknown[], now: Date): TCoupon[] {
   const coupons: TCoupon[] = [];
-  for (const row of rows) {
-    const list = ZCouponList.parse(row.config.coupons ?? []);
+  for (const stored of lists) {
+    const list = ZCouponList.parse(stored ?? []);
     for (const item of list) {
       const coupon = ZCoupon.safeParse(item);
       if (!coupon.success) continue;

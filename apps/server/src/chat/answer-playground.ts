@@ -6,7 +6,13 @@ import type { ChatMessage } from '../llm/llm-provider.js';
 import { storedWidgetFeatures } from '../services/widget/widget-caller.js';
 import { HISTORY_MESSAGE_CHARS } from '../services/widget/widget-conversation.js';
 import { resolveLanguage } from '../services/widget/widget-language.js';
-import { type AnswerSource, loadAnswerContext } from './answer-context.js';
+import {
+  type AnswerContext,
+  type AnswerSource,
+  agentCouponLists,
+  couponsFromLists,
+  loadAnswerSources,
+} from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
 import type { ChatDeps } from './chat-deps.js';
 import { resolveProvider } from './llm-providers.js';
@@ -59,19 +65,23 @@ export async function answerPlayground(options: {
   const { deps, agent } = options;
   const { db, log, clock } = deps;
   const language = resolveLanguage(undefined, agent.language_default, undefined);
-  const [context, provider] = await Promise.all([
-    loadAnswerContext({
+  const [sources, couponLists, provider] = await Promise.all([
+    loadAnswerSources({
       db,
       agent,
       question: options.question,
       features: deps.features,
       embeddings: deps.embeddings,
-      now: clock.now(),
       onError: (error, what) => log.warn({ err: error }, what),
       baseUrl: options.baseUrl,
     }),
+    db
+      .selectNoFrom(agentCouponLists(agent.id).as('lists'))
+      .executeTakeFirstOrThrow()
+      .then((row) => row.lists),
     resolveProvider({ db, config: deps.config, workspaceId: agent.workspace_id }),
   ]);
+  const context: AnswerContext = { sources, coupons: couponsFromLists(couponLists, clock.now()) };
   const chunks = context.sources.map(traceChunk);
   const features = storedWidgetFeatures(agent);
   await answerQuestion({

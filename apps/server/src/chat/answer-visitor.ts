@@ -1,12 +1,19 @@
 import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
+import { createSecretKeyring } from '../security/secret-keyring.js';
+import { activeLlmKeyRow, openActiveLlmKey } from '../services/accounts/llm-keys.js';
 import { isBotSilenced } from '../services/conversations/operator.js';
 import { storedWidgetFeatures, type WidgetCaller } from '../services/widget/widget-caller.js';
-import { modelHistory, recordVisitorMessage } from '../services/widget/widget-conversation.js';
+import { recordVisitorQuestion } from '../services/widget/widget-conversation.js';
 import { resolveLanguage } from '../services/widget/widget-language.js';
-import { loadAnswerContext } from './answer-context.js';
+import {
+  type AnswerContext,
+  agentCouponLists,
+  couponsFromLists,
+  loadAnswerSources,
+} from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
 import type { ChatDeps } from './chat-deps.js';
-import { resolveProvider } from './llm-providers.js';
+import { providerForKey } from './llm-providers.js';
 import { offlineOrderReply } from './offline-orders.js';
 import { orderTools } from './order-tool.js';
 import { widgetTurnRecorder } from './turn-store.js';
@@ -27,8 +34,14 @@ export async function answerVisitor(options: {
 }): Promise<TWidgetAnswer> {
   const { deps, caller } = options;
   const { db, log, clock } = deps;
-  const questionId = await recordVisitorMessage(db, caller, options.message, clock.now());
+  // The question is stored, and the history, the workspace's model key and the agent's coupons
+  // read, in one statement; retrieval is sent beside it (a silenced conversation needs neither).
+  const recorded = recordVisitorQuestion(db, caller, options.message, clock.now(), {
+    llm_key: activeLlmKeyRow(caller.workspaceId),
+    coupon_lists: agentCouponLists(caller.agent.id),
+  });
   if (isBotSilenced(caller.conversation)) {
+    await recorded;
     options.emit({
       event: 'done',
       data: { message_id: null, text: '', citations: [], held_by_operator: true },
@@ -40,20 +53,27 @@ export async function answerVisitor(options: {
     caller.agent.language_default,
     undefined,
   );
-  const [context, provider, history] = await Promise.all([
-    loadAnswerContext({
-      db,
-      agent: caller.agent,
-      question: options.message,
-      features: deps.features,
-      embeddings: deps.embeddings,
-      now: clock.now(),
-      onError: (error, what) => log.warn({ err: error }, what),
-      baseUrl: options.baseUrl,
-    }),
-    resolveProvider({ db, config: deps.config, workspaceId: caller.workspaceId }),
-    modelHistory(db, caller, questionId),
-  ]);
+  const retrieved = loadAnswerSources({
+    db,
+    agent: caller.agent,
+    question: options.message,
+    features: deps.features,
+    embeddings: deps.embeddings,
+    onError: (error, what) => log.warn({ err: error }, what),
+    baseUrl: options.baseUrl,
+  });
+  const [question, sources] = await Promise.all([recorded, retrieved]);
+  const keys = createSecretKeyring(deps.config.appKey, deps.config.appKeyPrevious);
+  const provider = providerForKey(
+    deps.config,
+    openActiveLlmKey(keys, question.extra.llm_key, caller.workspaceId),
+  );
+  const context: AnswerContext = {
+    sources,
+    coupons: couponsFromLists(question.extra.coupon_lists, clock.now()),
+  };
+  const questionId = question.id;
+  const history = question.history;
   // Offline there is no model to call the order tool, so order questions are recognised here.
   const offlineReply =
     provider === null

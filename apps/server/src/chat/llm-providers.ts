@@ -7,7 +7,7 @@ import type { FetchLike } from '../llm/guard-stream.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import { createOpenAiProvider, OPENAI_PUBLIC_BASE_URL } from '../llm/openai-provider.js';
 import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
-import { activeLlmKey } from '../services/accounts/llm-keys.js';
+import { activeLlmKey, type WorkspaceLlmKey } from '../services/accounts/llm-keys.js';
 
 /** The model settings `serverProvider` and `resolveProvider` read from the config. */
 export type LlmConfig = Pick<Config, 'llm'>;
@@ -79,8 +79,20 @@ export async function resolveProvider(options: {
   const { config } = options;
   const keys = options.keys ?? createSecretKeyring(config.appKey, config.appKeyPrevious);
   const own = await activeLlmKey({ db: options.db, keys, workspaceId: options.workspaceId });
-  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
-  if (!own) return options.fetch ? serverProvider(config, fetchOption) : sharedServerProvider(config);
+  return providerForKey(config, own, options.fetch);
+}
+
+/**
+ * The provider for a workspace whose active key (`activeLlmKey`, or `openActiveLlmKey` of a row
+ * read alongside other things) is `own`: the rules of {@link resolveProvider}, without the read.
+ */
+export function providerForKey(
+  config: LlmConfig,
+  own: WorkspaceLlmKey | null,
+  fetch?: FetchLike,
+): LlmProvider | null {
+  const fetchOption = fetch ? { fetch } : {};
+  if (!own) return fetch ? serverProvider(config, fetchOption) : sharedServerProvider(config);
   const sameKind = config.llm.provider === own.provider;
   const publicBase = own.provider === 'openai' ? OPENAI_PUBLIC_BASE_URL : ANTHROPIC_PUBLIC_BASE_URL;
   return createProvider({
@@ -89,6 +101,6 @@ export async function resolveProvider(options: {
     apiKey: own.apiKey,
     model: own.model ?? (sameKind ? config.llm.model : undefined),
     timeoutMs: config.llm.timeoutMs,
-    fetch: options.fetch,
+    fetch,
   });
 }

@@ -30,8 +30,9 @@ export type TurnRecorder = (turn: FinishedTurn) => Promise<void>;
 
 /**
  * The widget's recorder: the answer message (when there is one) in the visitor's conversation
- * and the turn behind it (question, answer, chunks and scores, latency) in `answer_turns`, in
- * one transaction.
+ * and the turn behind it (question, answer, chunks and scores, latency) in `answer_turns`, as
+ * one statement: the message, the conversation's activity and the turn are written together or
+ * not at all, and the store is held for one round trip rather than a transaction's five.
  */
 export function widgetTurnRecorder(options: {
   db: Kysely<DB>;
@@ -44,48 +45,50 @@ export function widgetTurnRecorder(options: {
   const { caller } = options;
   return async (turn) => {
     const now = options.clock.now();
-    await options.db.transaction().execute(async (trx) => {
-      if (turn.messageId) {
-        const blocks: StoredBlock[] = turn.blocks ?? [];
-        await trx
-          .insertInto('messages')
-          .values({
-            id: turn.messageId,
-            workspace_id: caller.workspaceId,
-            conversation_id: caller.conversation.id,
-            role: 'assistant',
-            content: turn.answer,
-            citations: JSON.stringify(turn.citations ?? []),
-            blocks: JSON.stringify(blocks),
-            created_at: now,
-          })
-          .execute();
-        await trx
+    const answerTurn = {
+      id: newId(),
+      workspace_id: caller.workspaceId,
+      agent_id: caller.agent.id,
+      conversation_id: caller.conversation.id,
+      question_message_id: options.questionMessageId,
+      answer_message_id: turn.messageId,
+      question: options.question,
+      answer: turn.answer,
+      retrieved: JSON.stringify(
+        options.sources.map((source) => ({ chunk_id: source.hit.chunk_id, score: source.hit.score })),
+      ),
+      outcome: turn.outcome,
+      provider: turn.label,
+      latency_ms: Math.max(0, now.getTime() - turn.started),
+      first_token_ms: turn.firstTokenAt === null ? null : Math.max(0, turn.firstTokenAt - turn.started),
+    };
+    if (!turn.messageId) {
+      await options.db.insertInto('answer_turns').values(answerTurn).execute();
+      return;
+    }
+    const blocks: StoredBlock[] = turn.blocks ?? [];
+    const message = {
+      id: turn.messageId,
+      workspace_id: caller.workspaceId,
+      conversation_id: caller.conversation.id,
+      role: 'assistant' as const,
+      content: turn.answer,
+      citations: JSON.stringify(turn.citations ?? []),
+      blocks: JSON.stringify(blocks),
+      created_at: now,
+    };
+    // Data-modifying CTEs run exactly once whether or not the statement reads them.
+    await options.db
+      .with('message', (db) => db.insertInto('messages').values(message).returning('id'))
+      .with('activity', (db) =>
+        db
           .updateTable('conversations')
           .set({ last_message_at: now, updated_at: now })
           .where('id', '=', caller.conversation.id)
-          .execute();
-      }
-      await trx
-        .insertInto('answer_turns')
-        .values({
-          id: newId(),
-          workspace_id: caller.workspaceId,
-          agent_id: caller.agent.id,
-          conversation_id: caller.conversation.id,
-          question_message_id: options.questionMessageId,
-          answer_message_id: turn.messageId,
-          question: options.question,
-          answer: turn.answer,
-          retrieved: JSON.stringify(
-            options.sources.map((source) => ({ chunk_id: source.hit.chunk_id, score: source.hit.score })),
-          ),
-          outcome: turn.outcome,
-          provider: turn.label,
-          latency_ms: Math.max(0, now.getTime() - turn.started),
-          first_token_ms: turn.firstTokenAt === null ? null : Math.max(0, turn.firstTokenAt - turn.started),
-        })
-        .execute();
-    });
+          .returning('id'),
+      )
+      .insertInto('answer_turns')
+      .values(answerTurn)
+      .execute();
   };
 }

@@ -1,5 +1,5 @@
 import type { TSearchHit } from '@service/contract';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/index.js';
@@ -43,6 +43,17 @@ export type SearchInput = {
  * An agent of another workspace (or none) is a 404.
  */
 export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
+  return (await searchWithDocuments(input)).map((found) => found.hit);
+}
+
+/** A hit and, when its document is a synced product of the agent, that product's stored metadata. */
+export type HitWithDocument = { hit: TSearchHit; productMetadata: unknown };
+
+/**
+ * {@link searchChunks}, with the metadata of each hit's product document (null for other kinds)
+ * read by the same statement that loads the hits: the answer pipeline's product cards.
+ */
+export async function searchWithDocuments(input: SearchInput): Promise<HitWithDocument[]> {
   const { db, workspaceId, agentId, features } = input;
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.trunc(input.limit ?? DEFAULT_LIMIT)));
   const agent = input.knownAgent ?? (await requireAgent(db, workspaceId, agentId));
@@ -67,7 +78,7 @@ export async function searchChunks(input: SearchInput): Promise<TSearchHit[]> {
 }
 
 /** Loads the fused hits' chunks and documents (again within the workspace and agent), in fused order. */
-async function loadHits(scope: SearchScope, top: FusedHit[]): Promise<TSearchHit[]> {
+async function loadHits(scope: SearchScope, top: FusedHit[]): Promise<HitWithDocument[]> {
   if (top.length === 0) return [];
   const rows = await scope.db
     .selectFrom('chunks')
@@ -79,6 +90,8 @@ async function loadHits(scope: SearchScope, top: FusedHit[]): Promise<TSearchHit
       'documents.title',
       'documents.url',
       'chunks.content',
+      sql<unknown>`case when documents.kind = 'product' and documents.agent_id = ${scope.agentId}
+        then documents.metadata end`.as('product_metadata'),
     ])
     .where('chunks.workspace_id', '=', scope.workspaceId)
     .where('chunks.agent_id', '=', scope.agentId)
@@ -90,11 +103,12 @@ async function loadHits(scope: SearchScope, top: FusedHit[]): Promise<TSearchHit
     )
     .execute();
   const byId = new Map(rows.map((row) => [row.chunk_id, row]));
-  const hits: TSearchHit[] = [];
-  for (const hit of top) {
-    const row = byId.get(hit.id);
+  const hits: HitWithDocument[] = [];
+  for (const fused of top) {
+    const row = byId.get(fused.id);
     if (!row) continue; // deleted between the ranking and this read
-    hits.push({ ...row, score: hit.score, ranks: hit.ranks });
+    const { product_metadata, ...hit } = row;
+    hits.push({ hit: { ...hit, score: fused.score, ranks: fused.ranks }, productMetadata: product_metadata });
   }
   return hits;
 }

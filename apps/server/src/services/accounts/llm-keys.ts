@@ -1,5 +1,5 @@
 import type { TLlmKey, TLlmKeyProvider, TLlmKeyPut } from '@service/contract';
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors/app-error.js';
@@ -86,6 +86,35 @@ export async function deleteLlmKey(scope: TenantScope): Promise<void> {
   });
 }
 
+/** A workspace's stored model key, still sealed, as {@link activeLlmKeyRow} reads it. */
+export type StoredLlmKey = { provider: TLlmKeyProvider; model: string | null; key_sealed: string };
+
+/**
+ * SQL for the workspace's stored key while an owner of the workspace has `byok_enabled`, as one
+ * jsonb value (null otherwise): a scalar subquery, so the answer pipeline can read it within a
+ * statement it sends anyway.
+ */
+export function activeLlmKeyRow(workspaceId: string): RawBuilder<StoredLlmKey | null> {
+  return sql<StoredLlmKey | null>`(
+    select jsonb_build_object('provider', k.provider, 'model', k.model, 'key_sealed', k.key_sealed)
+    from workspace_llm_keys k
+    where k.workspace_id = ${workspaceId}
+      and exists (
+        select 1 from memberships m join users u on u.id = m.user_id
+        where m.workspace_id = ${workspaceId} and m.role = 'owner' and u.byok_enabled = true))`;
+}
+
+/** Opens a key read by {@link activeLlmKeyRow}; null when there is none or APP_KEY does not open it. */
+export function openActiveLlmKey(
+  keys: SecretKeyring,
+  row: StoredLlmKey | null,
+  workspaceId: string,
+): WorkspaceLlmKey | null {
+  if (!row) return null;
+  const apiKey = openKey(keys, row.key_sealed, workspaceId);
+  return apiKey === null ? null : { provider: row.provider, model: row.model, apiKey };
+}
+
 /**
  * The key answers should use: the workspace's own key, only while the workspace owner's
  * `byok_enabled` allows it and APP_KEY opens it; null otherwise (the server's provider applies).
@@ -95,14 +124,10 @@ export async function activeLlmKey(options: {
   keys: SecretKeyring;
   workspaceId: string;
 }): Promise<WorkspaceLlmKey | null> {
-  const row = await options.db
-    .selectFrom('workspace_llm_keys')
-    .select(['provider', 'model', 'key_sealed'])
-    .where('workspace_id', '=', options.workspaceId)
-    .executeTakeFirst();
-  if (!row || !(await isOwnerByokEnabled(options.db, options.workspaceId))) return null;
-  const apiKey = openKey(options.keys, row.key_sealed, options.workspaceId);
-  return apiKey === null ? null : { provider: row.provider, model: row.model, apiKey };
+  const { rows } = await sql<{
+    key: StoredLlmKey | null;
+  }>`select ${activeLlmKeyRow(options.workspaceId)} as key`.execute(options.db);
+  return openActiveLlmKey(options.keys, rows[0]?.key ?? null, options.workspaceId);
 }
 
 /** Whether an owner of the workspace has `byok_enabled` (set by a platform admin, never by the user). */

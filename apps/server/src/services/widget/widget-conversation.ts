@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { ChatMessage } from '../../llm/llm-provider.js';
 import { newId } from '../../security/ids.js';
@@ -9,43 +9,54 @@ const HISTORY_MESSAGES = 12;
 /** Characters of each earlier message a model sees. */
 export const HISTORY_MESSAGE_CHARS = 2000;
 
-/** Stores a visitor's message and returns its id. */
-export async function recordVisitorMessage(
+/** A visitor's stored message, the conversation before it, and what the caller asked to read with them. */
+export type RecordedQuestion<Extra> = { id: string; history: ChatMessage[]; extra: Extra };
+
+/**
+ * Stores a visitor's message and moves the conversation's activity with it, and reads the
+ * conversation before it as model turns (operator replies count as the assistant's), plus the
+ * `extra` values (scalar subqueries, such as the workspace's model key or the agent's coupons):
+ * one statement, one round trip to the store. The reads see the store as it was before the
+ * insert, so the history never holds the new message.
+ */
+export async function recordVisitorQuestion<Extra extends Record<string, unknown>>(
   db: Kysely<DB>,
   caller: WidgetCaller,
   content: string,
   now: Date,
-): Promise<string> {
+  extra: { [K in keyof Extra]: RawBuilder<Extra[K]> },
+): Promise<RecordedQuestion<Extra>> {
   const id = newId();
-  // One statement: the message and the conversation's activity move together.
-  await sql`
+  const names = Object.keys(extra);
+  const extras = names.map((name) => sql`${extra[name]} as ${sql.id(name)}`);
+  const { rows } = await sql<{ history: { role: string; content: string }[] } & Extra>`
     with message as (
       insert into messages (id, workspace_id, conversation_id, role, content, created_at)
       values (${id}, ${caller.workspaceId}, ${caller.conversation.id}, 'visitor', ${content}, ${now})
       returning conversation_id
+    ), activity as (
+      update conversations set last_message_at = ${now}, updated_at = ${now}, visitor_typing_at = null
+      where id = (select conversation_id from message)
+      returning id
     )
-    update conversations set last_message_at = ${now}, updated_at = ${now}, visitor_typing_at = null
-    where id = (select conversation_id from message)`.execute(db);
-  return id;
-}
-
-/** The conversation before `beforeMessageId`, as model turns (operator replies count as the assistant's). */
-export async function modelHistory(
-  db: Kysely<DB>,
-  caller: WidgetCaller,
-  beforeMessageId: string,
-): Promise<ChatMessage[]> {
-  const rows = await db
-    .selectFrom('messages')
-    .select(['role', 'content'])
-    .where('conversation_id', '=', caller.conversation.id)
-    .where('id', '<', beforeMessageId)
-    .where('role', 'in', ['visitor', 'assistant', 'operator'])
-    .orderBy('id', 'desc')
-    .limit(HISTORY_MESSAGES)
-    .execute();
-  return rows.reverse().map((row): ChatMessage => {
-    const content = row.content.slice(0, HISTORY_MESSAGE_CHARS);
-    return row.role === 'visitor' ? { role: 'user', content } : { role: 'assistant', content };
+    select coalesce((
+        select jsonb_agg(jsonb_build_object('role', h.role, 'content', h.content) order by h.id)
+        from (
+          select m.id, m.role, m.content from messages m
+          where m.conversation_id = ${caller.conversation.id} and m.id < ${id}
+            and m.role in ('visitor', 'assistant', 'operator')
+          order by m.id desc
+          limit ${HISTORY_MESSAGES}
+        ) as h), '[]'::jsonb) as history
+      ${extras.length > 0 ? sql`, ${sql.join(extras)}` : sql``}`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error('recording the question returned no row');
+  const history = row.history.map((message): ChatMessage => {
+    const text = message.content.slice(0, HISTORY_MESSAGE_CHARS);
+    return message.role === 'visitor'
+      ? { role: 'user', content: text }
+      : { role: 'assistant', content: text };
   });
+  const values = Object.fromEntries(names.map((name) => [name, row[name]])) as Extra;
+  return { id, history, extra: values };
 }
