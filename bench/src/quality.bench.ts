@@ -155,7 +155,21 @@ function ablationTable(passes: readonly Pass[], questions: readonly GoldenQuesti
   );
 }
 
+/** Refuses anything but the known `--name value` options (npm may eat a flag and leave its value). */
+function checkArguments(argv: readonly string[]): void {
+  const known = ['corpus', 'golden', 'database-url', 'crawl-delay-ms', 'timeout-min'];
+  for (let i = 0; i < argv.length; i += 1) {
+    const name = (argv[i] ?? '').replace(/^--/, '').split('=')[0] ?? '';
+    if (!argv[i]?.startsWith('--') || !known.includes(name))
+      throw new Error(
+        `unexpected argument ${JSON.stringify(argv[i])}; options: ${known.map((k) => `--${k}`).join(' ')}`,
+      );
+    if (!argv[i]?.includes('=')) i += 1;
+  }
+}
+
 async function main(): Promise<number> {
+  checkArguments(process.argv.slice(2));
   if (!existsSync(join(CORPUS, 'index.html'))) {
     console.error(`corpus not found at ${CORPUS}: apt-get install -y sqlite3-doc (or --corpus DIR)`);
     return 2;
@@ -165,7 +179,7 @@ async function main(): Promise<number> {
   const questions = readGolden(GOLDEN);
   const site = await startCorpusSite(CORPUS);
   const cpu = cpus();
-  const store = DATABASE_URL ? 'PostgreSQL' : 'embedded store (PGlite)';
+  const store = DATABASE_URL ? 'PostgreSQL (a fresh database)' : 'the embedded store (PGlite)';
   progress(
     `quality bench: ${site.pages.length} pages from ${CORPUS} at ${site.baseUrl}, ${questions.length} questions`,
   );
@@ -176,10 +190,16 @@ async function main(): Promise<number> {
       databaseUrl: DATABASE_URL,
       crawlDelayMs: CRAWL_DELAY_MS,
     });
+    const started = qs;
+    // Ctrl-C: stop the service, remove its DATA_DIR or drop its database, then exit.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        progress(`${signal}: stopping the service and removing its store`);
+        void Promise.allSettled([started.stop(), site.close()]).then(() => process.exit(130));
+      });
+    }
     const features = qs.service.database.features;
-    progress(
-      `service at ${qs.baseUrl} on the ${store} (trigram ${features.trigram}, vector ${features.vector})`,
-    );
+    progress(`service at ${qs.baseUrl} on ${store} (trigram ${features.trigram}, vector ${features.vector})`);
     const agentId = idOf(
       await qs.api('POST', '/agents', { name: 'quality bench', is_published: true, language_default: 'en' }),
     );
@@ -209,7 +229,7 @@ async function main(): Promise<number> {
     );
     console.log(
       `node ${process.version}, ${cpu.length} x ${cpu[0]?.model.trim() ?? 'CPU'}, load average ${loadavg()[0]?.toFixed(1)}; ${store}, ` +
-        `offline embeddings (${qs.embeddings?.key ?? 'none'}), crawl delay ${CRAWL_DELAY_MS} ms\n`,
+        `embeddings ${qs.embeddings?.key ?? 'none (no pgvector)'}, crawl delay ${CRAWL_DELAY_MS} ms\n`,
     );
     console.log(
       `Indexing: ${outcome.documents} documents from ${site.pages.length} pages, ${outcome.chunks} chunks; ` +

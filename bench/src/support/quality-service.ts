@@ -1,6 +1,7 @@
 /**
  * The service as `npm start` runs it, for the quality bench: `startService` over a fresh
- * DATA_DIR (embedded store) or a PostgreSQL URL, SAFE_URL_ALLOW letting the crawl reach the
+ * DATA_DIR (embedded store) or a fresh database on a PostgreSQL server (created for the run,
+ * dropped after), SAFE_URL_ALLOW letting the crawl reach the
  * loopback corpus site, a bootstrapped tenant, and the admin API over HTTP. Then one agent with
  * a sitemap source of the corpus, watched until its pages are fetched, indexed and embedded.
  */
@@ -9,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { systemClock } from '../../../apps/server/src/clock.js';
 import { ensureAppKey } from '../../../apps/server/src/config/app-key.js';
 import { type Config, loadConfig } from '../../../apps/server/src/config/config.js';
@@ -32,17 +34,37 @@ export type QualityService = {
   stop(): Promise<void>;
 };
 
-/** Starts the service; `databaseUrl` null means the embedded store in a fresh temp DATA_DIR. */
+/** A fresh database on the server at `adminUrl`: its URL, and how to drop it. */
+async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_bench_quality_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Pool({ connectionString: adminUrl, max: 1 });
+  await admin.query(`create database "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * Starts the service; `databaseUrl` null means the embedded store in a fresh temp DATA_DIR,
+ * otherwise a fresh database on that PostgreSQL server.
+ */
 export async function startQualityService(options: {
   corpusPort: number;
   databaseUrl: string | null;
   crawlDelayMs: number;
 }): Promise<QualityService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-quality-'));
+  const database = options.databaseUrl ? await createDatabase(options.databaseUrl) : null;
   const config = await ensureAppKey(
     loadConfig({
       DATA_DIR: dataDir,
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+      ...(database ? { DATABASE_URL: database.url } : {}),
       PORT: '0',
       HOST: '127.0.0.1',
       APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
@@ -55,9 +77,13 @@ export async function startQualityService(options: {
     }),
     () => {},
   );
-  const service = await startService(config, createLogger('silent'));
+  const service = await startService(config, createLogger('silent')).catch(async (error: unknown) => {
+    await database?.drop();
+    throw error;
+  });
   const stop = async () => {
     await service.stop();
+    await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
