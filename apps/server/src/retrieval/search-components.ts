@@ -10,7 +10,7 @@ export type SearchComponents = {
   allWords: boolean;
   /** Full-text "any word": the OR form (chunks with two of the words, then with one). */
   anyWord: boolean;
-  /** Which text-search configurations the query is parsed with: `simple`, the agent's language, or both. */
+  /** Which configurations the full-text forms are parsed in: `simple`, the agent's language, or both (typo corrections keep both). */
   configs: 'both' | 'simple' | 'language';
   /** Typo tolerance: unknown words corrected from the agent's vocabulary (pg_trgm). */
   trigram: boolean;
