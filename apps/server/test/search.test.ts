@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { isStorableText, type TSearchHit, ZSearchResult } from '@service/contract';
 import { sql } from 'kysely';
 import { orTsQuery } from '../src/retrieval/query-terms.js';
+import { searchChunks } from '../src/retrieval/search.js';
+import type { SearchComponents } from '../src/retrieval/search-components.js';
 import { correctionsQuery } from '../src/retrieval/vocabulary.js';
 import { expectData, expectError, expectValidation } from './support/http.js';
 import {
@@ -276,6 +278,48 @@ describe('admin API: hybrid search over an agent', () => {
       expectValidation(await search(site.agentId, { query: 'warranty', limit }), ['limit']);
     }
     expectValidation(await search(site.agentId, { query: 'warranty', agent_id: sibling }), ['agent_id']);
+  });
+
+  test('ranking components switch off only inside the process, never from a request', async () => {
+    expectValidation(await search(site.agentId, { query: 'warranty', components: { trigram: false } }), [
+      'components',
+    ]);
+    const direct = async (query: string, components?: Partial<SearchComponents>) =>
+      (
+        await searchChunks({
+          db: t.database.db,
+          workspaceId: site.tenant.workspace.id,
+          agentId: site.agentId,
+          query,
+          limit: 8,
+          features: t.database.features,
+          embeddings: t.embeddings,
+          components,
+        })
+      ).map((hit) => hit.chunk_id);
+    const ids = async (query: string) => (await hitsFor(query)).map((hit) => hit.chunk_id);
+    for (const query of ['warranty', 'shipping zebra quantum', 'refnd polcy'])
+      assert.deepEqual(await direct(query, {}), await ids(query), `${query}: no switches = the route`);
+    const lexicalOnly = { vector: false } as const;
+    // Only "all words": a query with an unknown word finds nothing; "any word" alone still finds it.
+    assert.deepEqual(
+      await direct('shipping zebra quantum', { ...lexicalOnly, anyWord: false, trigram: false }),
+      [],
+    );
+    const anyWord = await direct('shipping zebra quantum', { ...lexicalOnly, allWords: false });
+    assert.equal(anyWord.length > 0, true);
+    assert.deepEqual(
+      await direct('warranty', { ...lexicalOnly, allWords: false, anyWord: false, trigram: false }),
+      [],
+    );
+    if (t.database.features.trigram) {
+      assert.deepEqual(
+        await direct('refnd polcy', { ...lexicalOnly, trigram: false }),
+        [],
+        'typos need trigram',
+      );
+      assert.ok((await direct('refnd polcy', lexicalOnly)).length > 0);
+    }
   });
 
   test('the limit is respected, and defaults to 8', async () => {

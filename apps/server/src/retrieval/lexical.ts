@@ -4,6 +4,7 @@ import type { DB } from '../db/schema.js';
 import { isFunctionWord } from './function-words.js';
 import type { RankedList, SearchScope } from './fusion.js';
 import { contentTerms, queryTerms } from './query-terms.js';
+import { FULL_SEARCH, type SearchComponents } from './search-components.js';
 import { correctionsQuery, VOCABULARY_MAX_LENGTH, VOCABULARY_MIN_LENGTH } from './vocabulary.js';
 
 /**
@@ -19,20 +20,44 @@ export async function lexicalLists(
   query: string,
   config: string,
   features: DatabaseFeatures,
+  components: Readonly<SearchComponents> = FULL_SEARCH,
 ): Promise<RankedList[]> {
-  const typos = features.trigram ? typoTerms(query) : [];
+  const useTrigram = features.trigram && components.trigram;
+  const typos = useTrigram ? typoTerms(query) : [];
   const trigram = typos.length > 0 ? trigramIds(scope, typos, config) : sql`null::text[]`;
-  const forms = await tsqueryForms(scope.db, query, config);
+  const forms = withComponents(await tsqueryForms(scope.db, query, config), components);
   const result = await sql<{ fulltext: string[] | null; trigram: string[] | null }>`
     select ${fullTextIds(scope, forms)} as fulltext, ${trigram} as trigram`.execute(scope.db);
   const row = result.rows[0];
   const lists: RankedList[] = [{ name: 'fulltext', ids: row?.fulltext ?? [] }];
-  if (features.trigram) lists.push({ name: 'trigram', ids: row?.trigram ?? [] });
+  if (useTrigram) lists.push({ name: 'trigram', ids: row?.trigram ?? [] });
   return lists;
 }
 
 /** The strict query and each content word's query (`simple` or the agent's), as tsquery text. */
-type TsqueryForms = { strict: string; words: string[] };
+type TsqueryForms = {
+  strict: string;
+  words: string[];
+  /** The same in each configuration alone, for `withComponents`. */
+  simple: { strict: string; words: string[] };
+  configured: { strict: string; words: string[] };
+};
+
+/**
+ * The forms the components leave: one configuration only (a word with no lexeme in it is
+ * dropped), no strict form (`''`, matching nothing), no OR form (no words).
+ */
+function withComponents(forms: TsqueryForms, components: Readonly<SearchComponents>): TsqueryForms {
+  if (components === FULL_SEARCH) return forms;
+  const one = components.configs === 'simple' ? forms.simple : forms.configured;
+  const picked =
+    components.configs === 'both' ? forms : { strict: one.strict, words: one.words.filter((w) => w !== '') };
+  return {
+    ...forms,
+    strict: components.allWords ? picked.strict : '',
+    words: components.anyWord ? picked.words : [],
+  };
+}
 
 /**
  * Builds the full-text queries in their own small statement, so the ranking statement, which
@@ -54,9 +79,13 @@ async function tsqueryForms(db: Kysely<DB>, query: string, config: string): Prom
         order by t.i, f.k) as words`.execute(db);
   const row = result.rows[0];
   const forms = row?.words ?? [];
+  const simple = { strict: row?.strict[0] ?? '', words: terms.map((_, i) => forms[2 * i] ?? '') };
+  const configured = { strict: row?.strict[1] ?? '', words: terms.map((_, i) => forms[2 * i + 1] ?? '') };
   return {
-    strict: eitherForm(row?.strict[0] ?? '', row?.strict[1] ?? ''),
-    words: terms.map((_, i) => eitherForm(forms[2 * i] ?? '', forms[2 * i + 1] ?? '')),
+    strict: eitherForm(simple.strict, configured.strict),
+    words: terms.map((_, i) => eitherForm(simple.words[i] ?? '', configured.words[i] ?? '')),
+    simple,
+    configured,
   };
 }
 

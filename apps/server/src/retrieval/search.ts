@@ -4,9 +4,10 @@ import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/index.js';
 import { requireAgent } from '../services/require-agent.js';
-import { type FusedHit, fuseRankedLists, type SearchScope } from './fusion.js';
+import type { FusedHit, SearchScope } from './fusion.js';
 import { lexicalLists } from './lexical.js';
 import { normalizeQuery } from './query-terms.js';
+import { mergeRankedLists, type SearchComponents, searchComponents } from './search-components.js';
 import { textSearchConfig } from './text-search-config.js';
 import { vectorList } from './vector-list.js';
 
@@ -31,6 +32,11 @@ export type SearchInput = {
   embeddings?: EmbeddingProvider | null | undefined;
   /** Called when the query cannot be embedded (the search goes on without vectors). */
   onVectorError?: (error: unknown) => void;
+  /**
+   * Ranking components to switch off, for measuring what each adds (the quality bench). Internal:
+   * never filled from a request; absent means the full search.
+   */
+  components?: Partial<SearchComponents> | undefined;
 };
 
 /**
@@ -62,7 +68,8 @@ export async function searchWithDocuments(input: SearchInput): Promise<HitWithDo
   if (query === '') return [];
   const candidates = Math.min(200, Math.max(50, limit * 5));
   const scope = { db, workspaceId, agentId, candidates };
-  const embeddings = features.vector ? input.embeddings : null;
+  const components = searchComponents(input.components);
+  const embeddings = features.vector && components.vector ? input.embeddings : null;
   const vector = embeddings
     ? vectorList(scope, query, embeddings).catch((error: unknown) => {
         input.onVectorError?.(error);
@@ -70,10 +77,13 @@ export async function searchWithDocuments(input: SearchInput): Promise<HitWithDo
       })
     : Promise.resolve(null);
   const config = await textSearchConfig(db, agent.language_default);
-  const [lexical, vectorRanked] = await Promise.all([lexicalLists(scope, query, config, features), vector]);
+  const [lexical, vectorRanked] = await Promise.all([
+    lexicalLists(scope, query, config, features, components),
+    vector,
+  ]);
   const lists = vectorRanked ? [...lexical, vectorRanked] : lexical;
 
-  const top = fuseRankedLists(lists).slice(0, limit);
+  const top = mergeRankedLists(lists, components.fusion).slice(0, limit);
   return loadHits(scope, top);
 }
 

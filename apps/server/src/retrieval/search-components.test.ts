@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { fuseRankedLists, type RankedList } from './fusion.js';
+import { FULL_SEARCH, mergeRankedLists, searchComponents } from './search-components.js';
+
+const LISTS: RankedList[] = [
+  { name: 'fulltext', ids: ['a', 'b', 'c'] },
+  { name: 'trigram', ids: ['d', 'c'] },
+  { name: 'vector', ids: ['d', 'e', 'a'] },
+];
+
+describe('search components', () => {
+  test('absent overrides are the full search, the same object every time', () => {
+    assert.equal(searchComponents(), FULL_SEARCH);
+    assert.equal(searchComponents(undefined), FULL_SEARCH);
+    assert.deepEqual(searchComponents({ trigram: false }), { ...FULL_SEARCH, trigram: false });
+    assert.equal(FULL_SEARCH.trigram, true, 'overrides never change the defaults');
+    assert.ok(Object.isFrozen(FULL_SEARCH));
+  });
+
+  test('rrf merging is reciprocal rank fusion, unchanged', () => {
+    assert.deepEqual(mergeRankedLists(LISTS, 'rrf'), fuseRankedLists(LISTS));
+    // d is in two lists at ranks 1 and 1: it beats a (ranks 1 and 3).
+    assert.deepEqual(
+      mergeRankedLists(LISTS, 'rrf').map((hit) => hit.id),
+      ['d', 'a', 'c', 'b', 'e'],
+    );
+  });
+
+  test('concatenation keeps the full-text order and fills from the next lists', () => {
+    const merged = mergeRankedLists(LISTS, 'concatenate');
+    assert.deepEqual(
+      merged.map((hit) => hit.id),
+      ['a', 'b', 'c', 'd', 'e'],
+    );
+    assert.deepEqual(merged[0]?.ranks, { fulltext: 1, vector: 3 }, 'every list still reports its rank');
+    const scores = merged.map((hit) => hit.score);
+    assert.deepEqual(
+      scores,
+      [...scores].sort((x, y) => y - x),
+      'scores fall with the position',
+    );
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The service as `npm start` runs it, for the quality bench: `startService` over a fresh
+ * DATA_DIR (embedded store) or a fresh database on a PostgreSQL server (created for the run,
+ * dropped after), SAFE_URL_ALLOW letting the crawl reach the
+ * loopback corpus site, a bootstrapped tenant, and the admin API over HTTP. Then one agent with
+ * a sitemap source of the corpus, watched until its pages are fetched, indexed and embedded.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { systemClock } from '../../../apps/server/src/clock.js';
+import { ensureAppKey } from '../../../apps/server/src/config/app-key.js';
+import { type Config, loadConfig } from '../../../apps/server/src/config/config.js';
+import { type EmbeddingProvider, embeddingProviderFor } from '../../../apps/server/src/embeddings/index.js';
+import { createLogger } from '../../../apps/server/src/logger.js';
+import { type RunningService, startService } from '../../../apps/server/src/service.js';
+import { bootstrap } from '../../../apps/server/src/services/accounts/bootstrap.js';
+import { hasKey } from './http.js';
+
+/** An admin API call: JSON in, the envelope's `data` out; a non-2xx answer throws. */
+export type Api = (method: string, path: string, body?: unknown) => Promise<unknown>;
+
+/** The running service, its tenant and how to reach it. */
+export type QualityService = {
+  service: RunningService;
+  config: Config;
+  baseUrl: string;
+  workspaceId: string;
+  api: Api;
+  embeddings: EmbeddingProvider | null;
+  stop(): Promise<void>;
+};
+
+/** A fresh database on the server at `adminUrl`: its URL, and how to drop it. */
+async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_bench_quality_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Pool({ connectionString: adminUrl, max: 1 });
+  await admin.query(`create database "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * Starts the service; `databaseUrl` null means the embedded store in a fresh temp DATA_DIR,
+ * otherwise a fresh database on that PostgreSQL server.
+ */
+export async function startQualityService(options: {
+  corpusPort: number;
+  databaseUrl: string | null;
+  crawlDelayMs: number;
+}): Promise<QualityService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-quality-'));
+  const database = options.databaseUrl ? await createDatabase(options.databaseUrl) : null;
+  const config = await ensureAppKey(
+    loadConfig({
+      DATA_DIR: dataDir,
+      ...(database ? { DATABASE_URL: database.url } : {}),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+      BCRYPT_COST: '4',
+      LOG_LEVEL: 'silent',
+      SAFE_URL_ALLOW: `127.0.0.1:${options.corpusPort}`,
+      CRAWL_DELAY_MS: String(options.crawlDelayMs),
+      ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+      ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '100000',
+    }),
+    () => {},
+  );
+  const service = await startService(config, createLogger('silent')).catch(async (error: unknown) => {
+    await database?.drop();
+    throw error;
+  });
+  const stop = async () => {
+    await service.stop();
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const tenant = await bootstrap({
+      db: service.database.db,
+      clock: systemClock,
+      input: {
+        email: `quality-${randomBytes(4).toString('hex')}@example.com`,
+        password: 'correct horse battery',
+        workspace: 'Quality bench',
+      },
+      bcryptCost: 4,
+    });
+    const baseUrl = service.url ?? '';
+    return {
+      service,
+      config,
+      baseUrl,
+      workspaceId: tenant.workspace.id,
+      api: apiFor(baseUrl, tenant.admin_token),
+      // The provider the service built for itself: the same settings, the same vectors.
+      embeddings: embeddingProviderFor(config, service.database.features),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function apiFor(baseUrl: string, token: string): Api {
+  return async (method, path, body) => {
+    const response = await fetch(`${baseUrl}/api/v1/admin${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json: unknown = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return hasKey(json, 'data') ? json.data : json;
+  };
+}
+
+/** The id of an API answer. */
+export function idOf(value: unknown): string {
+  if (!hasKey(value, 'id') || typeof value.id !== 'string')
+    throw new Error(`no id in ${JSON.stringify(value)}`);
+  return value.id;
+}
+
+/** How the indexing went: documents, chunks, and the seconds until fetched+indexed and until embedded. */
+export type IndexOutcome = {
+  status: string;
+  error: string | null;
+  documents: number;
+  chunks: number;
+  indexedSeconds: number;
+  embeddedSeconds: number;
+};
+
+type Counts = {
+  status: string;
+  error: string | null;
+  documents: number;
+  pending: number;
+  chunks: number;
+  missing: number;
+};
+
+async function counts(qs: QualityService, agentId: string, sourceId: string): Promise<Counts> {
+  const vector = qs.service.database.features.vector;
+  const missing = vector
+    ? sql`(select count(*) from chunks c where c.agent_id = ${agentId} and not exists (
+        select 1 from embeddings e where e.agent_id = c.agent_id and e.content_hash = c.content_hash))`
+    : sql`0`;
+  const result = await sql<{
+    status: string;
+    error: string | null;
+    documents: string;
+    pending: string;
+    chunks: string;
+    missing: string;
+  }>`
+    select s.status, s.error,
+      (select count(*) from documents d where d.source_id = s.id) as documents,
+      (select count(*) from documents d where d.source_id = s.id and d.index_status = 'pending') as pending,
+      (select count(*) from chunks c where c.agent_id = ${agentId}) as chunks,
+      ${missing} as missing
+    from sources s where s.id = ${sourceId}`.execute(qs.service.database.db);
+  const row = result.rows[0];
+  if (!row) throw new Error(`source ${sourceId} is gone`);
+  return {
+    status: row.status,
+    error: row.error,
+    documents: Number(row.documents),
+    pending: Number(row.pending),
+    chunks: Number(row.chunks),
+    missing: Number(row.missing),
+  };
+}
+
+/**
+ * Adds the sitemap source through the admin API and waits until the fetch is over (`indexed`
+ * or `failed`), no document is pending and every chunk has its vector; reports progress on
+ * stderr. Throws after `timeoutMs`.
+ */
+export async function indexSitemap(
+  qs: QualityService,
+  agentId: string,
+  sitemapUrl: string,
+  timeoutMs: number,
+): Promise<IndexOutcome> {
+  const started = performance.now();
+  const sourceId = idOf(
+    await qs.api('POST', `/agents/${agentId}/sources`, { type: 'sitemap', url: sitemapUrl, max_pages: 2000 }),
+  );
+  let indexedAt: number | null = null;
+  let lastReport = 0;
+  for (;;) {
+    const now = performance.now();
+    const c = await counts(qs, agentId, sourceId);
+    const fetched = c.status === 'indexed' || c.status === 'failed';
+    if (fetched && c.pending === 0 && indexedAt === null) indexedAt = now;
+    if (indexedAt !== null && c.missing === 0) {
+      return {
+        status: c.status,
+        error: c.error,
+        documents: c.documents,
+        chunks: c.chunks,
+        indexedSeconds: (indexedAt - started) / 1000,
+        embeddedSeconds: (now - started) / 1000,
+      };
+    }
+    if (now - lastReport >= 10_000) {
+      lastReport = now;
+      process.stderr.write(
+        `  ${Math.round((now - started) / 1000)} s: source ${c.status}, ${c.documents} documents ` +
+          `(${c.pending} pending), ${c.chunks} chunks, ${c.missing} without a vector\n`,
+      );
+    }
+    if (now - started > timeoutMs) throw new Error(`indexing did not finish in ${timeoutMs / 60_000} min`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
