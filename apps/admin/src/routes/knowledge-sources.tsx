@@ -1,9 +1,9 @@
-import { type TSource, ZSource } from '@service/contract';
+import { type TSource, ZSource, ZUploadMetadata } from '@service/contract';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiVoid } from '../api';
 import { FormMessage } from '../components/field';
 import { AlertIcon, RefreshIcon, TrashIcon } from '../components/icons';
-import { BUSY, messageOf, plural } from './knowledge-shared';
+import { BUSY, extentOf, messageOf, plural } from './knowledge-shared';
 
 const STATUS_LABEL: Record<string, string> = {
   queued: 'Queued',
@@ -123,6 +123,8 @@ function SourceRow(props: {
   const canReindex = source.type !== 'site' && source.type !== 'products';
   const run = progress.last_run;
   const fetched = ['crawl', 'sitemap', 'url', 'sql'].includes(source.type);
+  const uploadMeta = source.type === 'upload' ? ZUploadMetadata.partial().safeParse(source.config) : null;
+  const uploadExtent = uploadMeta?.success ? extentOf(uploadMeta.data) : null;
   const share = source.document_count > 0 ? progress.documents_indexed / source.document_count : 0;
   return (
     <tr data-source-id={source.id}>
@@ -155,6 +157,8 @@ function SourceRow(props: {
             {run.fetched} read{run.skipped > 0 ? `, ${run.skipped} skipped` : ''}
             {run.removed > 0 ? `, ${run.removed} removed` : ''}
           </span>
+        ) : uploadExtent ? (
+          <span>{uploadExtent}</span>
         ) : (
           <span class="muted">{fetched ? 'Not yet' : '—'}</span>
         )}

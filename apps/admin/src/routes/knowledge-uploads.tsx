@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { ApiError, apiUpload } from '../api';
 import { FormMessage } from '../components/field';
 import { UploadIcon } from '../components/icons';
-import { messageOf, plural } from './knowledge-shared';
+import { extentOf, messageOf } from './knowledge-shared';
 
 type UploadItem = {
   id: number;
@@ -45,16 +45,6 @@ const sizeOf = (bytes: number) =>
     : bytes < 1024 * 1024
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1048576).toFixed(1)} MB`;
-
-/** How much of the file the service read, in its type's units: `2 pages read`, `1 sheet, 5 rows read`. */
-function extentOf(meta: TUploadMetadata): string | null {
-  const parts: string[] = [];
-  if (meta.pages_read !== undefined) parts.push(plural(meta.pages_read, 'page'));
-  if (meta.sheets_read !== undefined) parts.push(plural(meta.sheets_read, 'sheet'));
-  if (meta.rows_read !== undefined) parts.push(plural(meta.rows_read, 'row'));
-  if (meta.paragraphs_read !== undefined) parts.push(plural(meta.paragraphs_read, 'paragraph'));
-  return parts.length > 0 ? `${parts.join(', ')} read` : null;
-}
 
 /** What the answer says of an accepted file: `PDF detected, 2 pages read, 11.9 KB`. */
 function resultOf(meta: TUploadMetadata | null, file: File): string {

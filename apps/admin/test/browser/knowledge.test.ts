@@ -174,6 +174,9 @@ describe('admin console: knowledge', () => {
 
         await row(page, 'returns-policy.pdf').getByText('Indexed', { exact: true }).waitFor(WAIT);
         await row(page, 'hours.md').getByText('Indexed', { exact: true }).waitFor(WAIT);
+        // The sources table says how much of each file was read, from the source's stored config.
+        await row(page, 'returns-policy.pdf').getByText('2 pages read', { exact: true }).waitFor();
+        await row(page, 'hours.md').getByText('2 paragraphs read', { exact: true }).waitFor();
         await uploads.getByText(/^PDF detected, 2 pages read, [\d.]+ KB: indexed\.$/).waitFor();
         await checkScreen(page, 'knowledge-uploads');
       },
