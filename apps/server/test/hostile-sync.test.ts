@@ -3,7 +3,7 @@ import { after, before, describe, type TestContext, test } from 'node:test';
 import { signRequest, ZChangeResult, ZSyncResult } from '@service/contract';
 import { z } from 'zod';
 import { closeExtractionPool, configureExtractionPool } from '../src/extraction/shared-extraction-pool.js';
-import { type HealthReport, probeHealth } from './support/health-probe.js';
+import { HEALTH_BOUND_MS, type HealthReport, probeHealth } from './support/health-probe.js';
 import {
   createAgent,
   createSite,
@@ -21,9 +21,6 @@ import {
   WP,
 } from './support/site-sync.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
-
-/** The generous bound on /healthz while a hostile batch is converted (as for hostile uploads). */
-const HEALTH_BOUND_MS = 1000;
 
 /** 2 extraction threads (the default) and a 30 s limit per item, so an overrun ends sooner. */
 const LIMITS = { EXTRACT_WORKERS: '2', EXTRACT_TIMEOUT_MS: '30000' };

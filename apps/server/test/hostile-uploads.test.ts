@@ -4,7 +4,7 @@ import { ZSource } from '@service/contract';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { closeExtractionPool, configureExtractionPool } from '../src/extraction/shared-extraction-pool.js';
-import { type HealthReport, probeHealth } from './support/health-probe.js';
+import { HEALTH_BOUND_MS, type HealthReport, probeHealth } from './support/health-probe.js';
 import {
   docxWithHugeDocument,
   docxWithLyingDocument,
@@ -20,9 +20,6 @@ const ZEnvelope = z.object({
   code: z.string(),
   errors: z.record(z.string(), z.array(z.string())),
 });
-
-/** The generous bound the issue sets on /healthz while a hostile file is read. */
-const HEALTH_BOUND_MS = 1000;
 
 /** The extraction limits of this file: the smallest documented heap, so the caps are met sooner. */
 const LIMITS = { EXTRACT_HEAP_MB: '256', EXTRACT_WORKERS: '1' };

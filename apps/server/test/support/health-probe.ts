@@ -1,5 +1,13 @@
 import { Worker } from 'node:worker_threads';
 
+/**
+ * The bound on the slowest /healthz answer while hostile input is read. The failure it guards
+ * against, parsing on the service's own event loop, held /healthz for 10 to 21 s; a loaded CI
+ * machine (two cores, browsers and other suites beside) has been seen to delay a healthy answer
+ * by 1.5 s. 5 s tells the two apart without timing the machine.
+ */
+export const HEALTH_BOUND_MS = 5000;
+
 /** What a health probe saw: requests answered, the slowest answer, and requests that failed. */
 export type HealthReport = { samples: number; maxMs: number; failures: number };
 
