@@ -11,6 +11,7 @@ import {
   type ConsoleService,
   checkScreen,
   launchBrowser,
+  signIn,
   startConsoleService,
   withPage,
 } from './support/console.js';
@@ -72,11 +73,12 @@ describe('admin console: knowledge', () => {
       .execute();
 
   async function openKnowledge(page: Page): Promise<void> {
-    await page.goto(url('/admin/agents'));
-    await page.getByLabel('Email').fill(tenant.user.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(url('/admin/agents'));
+    await signIn(
+      page,
+      service.base,
+      { email: tenant.user.email, password: PASSWORD },
+      { from: '/admin/agents' },
+    );
     await page.getByRole('link', { name: 'Manage knowledge of Shop helper' }).click();
     await page.waitForURL(url(`/admin/agents/${agentId}/knowledge`));
     await page.getByRole('heading', { name: 'Knowledge', exact: true }).waitFor();

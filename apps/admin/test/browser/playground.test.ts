@@ -7,6 +7,7 @@ import {
   type ConsoleService,
   checkScreen,
   launchBrowser,
+  signIn,
   startConsoleService,
   withPage,
 } from './support/console.js';
@@ -69,12 +70,14 @@ describe('admin console: playground', () => {
   });
 
   async function signInTo(page: Page, id: string): Promise<void> {
-    await page.goto(url(`/admin/agents/${id}/playground`));
-    await page.getByLabel('Email').fill(tenant.user.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
     // Sign-in returns to the page asked for.
-    await page.waitForURL(url(`/admin/agents/${id}/playground`));
+    const playground = `/admin/agents/${id}/playground`;
+    await signIn(
+      page,
+      service.base,
+      { email: tenant.user.email, password: PASSWORD },
+      { from: playground, to: playground },
+    );
     await page.getByRole('heading', { name: 'Playground', exact: true }).waitFor();
   }
 

@@ -10,6 +10,7 @@ import {
   launchBrowser,
   PHONE,
   screenshot,
+  signIn,
   startConsoleService,
   WAIT_MS,
   withPage,
@@ -73,11 +74,12 @@ describe('admin console: agent settings', () => {
 
   /** Signs in and opens the settings from the agents list, as an owner would. */
   async function openSettings(page: Page): Promise<void> {
-    await page.goto(url('/admin/agents'));
-    await page.getByLabel('Email').fill(tenant.user.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(url('/admin/agents'));
+    await signIn(
+      page,
+      service.base,
+      { email: tenant.user.email, password: PASSWORD },
+      { from: '/admin/agents' },
+    );
     await page.getByRole('link', { name: 'Settings of Shop helper' }).click();
     await page.waitForURL(settingsUrl());
     await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor();
