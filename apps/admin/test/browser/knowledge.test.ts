@@ -10,6 +10,7 @@ import { seedTenant, type Tenant, workerServices } from '../../../server/test/su
 import {
   type ConsoleService,
   checkScreen,
+  createAgentAs,
   launchBrowser,
   signIn,
   startConsoleService,
@@ -48,14 +49,7 @@ describe('admin console: knowledge', () => {
       log: { info: () => {} },
     });
     tenant = await seedTenant(t, 'Acme Coffee');
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/agents',
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name: 'Shop helper' }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    agentId = created.json().data.id;
+    agentId = await createAgentAs(t, tenant, 'Shop helper');
     await t.queue.work(workerServices(t), { pollingIntervalSeconds: 0.5 });
   });
   after(async () => {

@@ -6,6 +6,7 @@ import { addText } from '../../../server/test/support/widget.js';
 import {
   type ConsoleService,
   checkScreen,
+  createAgentAs,
   launchBrowser,
   signIn,
   startConsoleService,
@@ -42,25 +43,14 @@ describe('admin console: playground', () => {
 
   const url = (path: string) => `${service.base}${path}`;
 
-  async function createAgent(name: string): Promise<string> {
-    const created = await service.t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/agents',
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    return created.json().data.id;
-  }
-
   before(async () => {
     browser = await launchBrowser();
     service = await startConsoleService({
       ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: String(EXPENSIVE_BUDGET),
     });
     tenant = await seedTenant(service.t, 'Acme Shoes');
-    agentId = await createAgent('Shop helper');
-    emptyAgentId = await createAgent('New helper');
+    agentId = await createAgentAs(service.t, tenant, 'Shop helper');
+    emptyAgentId = await createAgentAs(service.t, tenant, 'New helper');
     await addText(service.t, tenant, agentId, 'Shipping policy', SHIPPING);
     await addText(service.t, tenant, agentId, 'Refunds <i>policy</i>', HOSTILE);
   });

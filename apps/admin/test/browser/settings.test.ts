@@ -6,6 +6,7 @@ import { seedTenant, type Tenant } from '../../../server/test/support/test-app.j
 import {
   type ConsoleService,
   checkScreen,
+  createAgentAs,
   DESKTOP,
   launchBrowser,
   PHONE,
@@ -40,14 +41,7 @@ describe('admin console: agent settings', () => {
     browser = await launchBrowser();
     service = await startConsoleService();
     tenant = await seedTenant(service.t, 'Acme Settings');
-    const created = await service.t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/agents',
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name: 'Shop helper' }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    agentId = created.json().data.id;
+    agentId = await createAgentAs(service.t, tenant, 'Shop helper');
   });
   after(async () => {
     await browser?.close();

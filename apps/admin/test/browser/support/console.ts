@@ -9,7 +9,7 @@ import { type Browser, type BrowserContextOptions, chromium, type Page } from 'p
 import { createUser } from '../../../../server/src/services/accounts/accounts.js';
 import { ensureSetupCode } from '../../../../server/src/services/accounts/setup-code.js';
 import { CHROMIUM_PATH, chromiumArgs } from '../../../../server/test/support/chromium.js';
-import { createTestApp, type TestApp } from '../../../../server/test/support/test-app.js';
+import { createTestApp, type Tenant, type TestApp } from '../../../../server/test/support/test-app.js';
 
 // The real service (createTestApp on a fresh cloned database, nobody signed up) listening on
 // 127.0.0.1, serving the built console from apps/admin/dist, driven by headless Chromium.
@@ -67,6 +67,18 @@ export async function addMember(
     .insertInto('memberships')
     .values(workspaceIds.map((id) => ({ workspace_id: id, user_id: created.id, role: 'admin' as const })))
     .execute();
+}
+
+/** Creates an agent named `name` through the admin API as `tenant`'s owner; answers its id. */
+export async function createAgentAs(t: TestApp, tenant: Tenant, name: string): Promise<string> {
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/admin/agents',
+    headers: { ...tenant.auth, 'content-type': 'application/json' },
+    payload: JSON.stringify({ name }),
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  return created.json().data.id;
 }
 
 /**
