@@ -12,16 +12,8 @@
  * Run: `npm run bench:answer-statements` (`-- --answers 3`: how many traced answers).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { systemClock } from '../../apps/server/src/clock.js';
-import { ensureAppKey } from '../../apps/server/src/config/app-key.js';
-import { loadConfig } from '../../apps/server/src/config/config.js';
 import { WorkerConnection } from '../../apps/server/src/db/worker-connection.js';
-import { createLogger } from '../../apps/server/src/logger.js';
-import { type RunningService, startService } from '../../apps/server/src/service.js';
-import { bootstrap } from '../../apps/server/src/services/accounts/bootstrap.js';
+import { type BenchService, startBenchService } from './support/bench-service.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey } from './support/http.js';
 import { argument, positiveIntegers } from './support/latency.js';
@@ -68,32 +60,10 @@ function traceConnections(): void {
 async function main(): Promise<void> {
   traceConnections();
   const fake = await startFakeOpenAi(['Delivery ', 'takes two to three ', 'working days [1].']);
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-statements-'));
-  let service: RunningService | null = null;
+  let bench: BenchService | null = null;
   try {
-    const config = await ensureAppKey(
-      loadConfig({
-        DATA_DIR: dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
-        BCRYPT_COST: '4',
-        LOG_LEVEL: 'silent',
-        LLM_PROVIDER: 'openai',
-        LLM_BASE_URL: fake.baseUrl,
-        LLM_API_KEY: 'x',
-        WIDGET_RATE_LIMIT_SCALE: '10000',
-      }),
-      () => {},
-    );
-    service = await startService(config, createLogger('silent'));
-    const baseUrl = service.url ?? '';
-    const tenant = await bootstrap({
-      db: service.database.db,
-      clock: systemClock,
-      input: { email: 'bench@example.com', password: 'correct horse battery', workspace: 'Bench' },
-      bcryptCost: 4,
-    });
+    bench = await startBenchService({ name: 'statements', llmBaseUrl: fake.baseUrl });
+    const { baseUrl, tenant } = bench;
     const admin = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
@@ -211,9 +181,8 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await service?.stop();
+    await bench?.stop();
     await fake.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -20,12 +20,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp } from '@service/server/app';
 import { type BrowserContext, chromium } from 'playwright-core';
-import { systemClock } from '../../apps/server/src/clock.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { CHROMIUM_PATH, chromiumArgs } from '../../apps/server/test/support/chromium.js';
-import { openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
+import { createBenchApp, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { listenLocal } from './support/http.js';
 import { formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';
 
@@ -64,13 +62,7 @@ for (let i = 1; i <= AGENTS; i++) {
     { name: `Shop helper ${i}`, is_published: i % 2 === 0, allowed_origins: ['https://shop.example'] },
   );
 }
-const app = await createApp({
-  clock: systemClock,
-  config: store.config,
-  database: store.database,
-  queue,
-  expectedMigrations: store.migrationCount,
-});
+const app = await createBenchApp(store, queue);
 const base = await listenLocal(app);
 const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: chromiumArgs() });
 

@@ -10,12 +10,15 @@
  * Run: `npm run bench` (BENCH_SECONDS overrides the 5 s per scenario). No pass/fail on time;
  * it exits non-zero only when a scenario answered anything but 2xx, which would void its numbers.
  */
-import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { systemClock } from '../../apps/server/src/clock.js';
 import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
-import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
+import {
+  createBenchApp,
+  type EmbeddedStore,
+  openEmbeddedStore,
+  startBenchQueue,
+} from './support/embedded-store.js';
 import { hasKey, listenLocal } from './support/http.js';
 import { describeRun, type Measurement, measure, readSeconds } from './support/load.js';
 import { printComparison, reportFailures } from './support/report.js';
@@ -59,13 +62,7 @@ async function createServiceFixture(): Promise<ServiceFixture> {
       },
     );
   }
-  const app = await createApp({
-    clock: systemClock,
-    config: store.config,
-    database: store.database,
-    queue,
-    expectedMigrations: store.migrationCount,
-  });
+  const app = await createBenchApp(store, queue);
   return { app, store, queue, token: store.tenant.admin_token };
 }
 

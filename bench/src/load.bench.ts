@@ -15,17 +15,10 @@
  * or fails on time; it exits non-zero when a probe answers wrong or the source fails.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { sql } from 'kysely';
-import { systemClock } from '../../apps/server/src/clock.js';
-import { ensureAppKey } from '../../apps/server/src/config/app-key.js';
-import { loadConfig } from '../../apps/server/src/config/config.js';
-import { createLogger } from '../../apps/server/src/logger.js';
-import { type RunningService, startService } from '../../apps/server/src/service.js';
-import { bootstrap } from '../../apps/server/src/services/accounts/bootstrap.js';
+import { type BenchService, startBenchService } from './support/bench-service.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey } from './support/http.js';
 import {
@@ -219,36 +212,19 @@ async function main(): Promise<number> {
   );
   const site = await startSite();
   const fake = await startFakeOpenAi(['Delivery ', 'takes two to three ', 'working days [1].']);
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-load-'));
-  let service: RunningService | null = null;
+  let bench: BenchService | null = null;
   try {
-    const config = await ensureAppKey(
-      loadConfig({
-        DATA_DIR: dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
-        BCRYPT_COST: '4',
-        LOG_LEVEL: 'silent',
+    bench = await startBenchService({
+      name: 'load',
+      llmBaseUrl: fake.baseUrl,
+      env: {
         SAFE_URL_ALLOW: `127.0.0.1:${site.port}`,
         CRAWL_DELAY_MS: '0',
-        LLM_PROVIDER: 'openai',
-        LLM_BASE_URL: fake.baseUrl,
-        LLM_API_KEY: 'x',
-        WIDGET_RATE_LIMIT_SCALE: '10000',
         ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
         ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '100000',
-      }),
-      () => {},
-    );
-    service = await startService(config, createLogger('silent'));
-    const baseUrl = service.url ?? '';
-    const tenant = await bootstrap({
-      db: service.database.db,
-      clock: systemClock,
-      input: { email: 'bench@example.com', password: 'correct horse battery', workspace: 'Bench' },
-      bcryptCost: 4,
+      },
     });
+    const { service, baseUrl, tenant } = bench;
     const api = apiFor(baseUrl, tenant.admin_token);
     const agent = (name: string) =>
       api('POST', '/api/v1/admin/agents', { name, allowed_origins: [ORIGIN], is_published: true });
@@ -355,10 +331,9 @@ async function main(): Promise<number> {
     );
     return embedded ? 0 : 1;
   } finally {
-    await service?.stop();
+    await bench?.stop();
     await fake.close();
     await site.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -16,14 +16,17 @@
  * should), which would void its numbers.
  */
 import { fileURLToPath } from 'node:url';
-import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { systemClock } from '../../apps/server/src/clock.js';
 import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createApiToken } from '../../apps/server/src/services/accounts/api-tokens.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { HASH_MARKER, type SyncRequestContext, signSyncRequest } from './sign-sync-request.js';
-import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
+import {
+  createBenchApp,
+  type EmbeddedStore,
+  openEmbeddedStore,
+  startBenchQueue,
+} from './support/embedded-store.js';
 import { hasKey, listenLocal } from './support/http.js';
 import { describeRun, type LoadTarget, type Measurement, measure, readSeconds } from './support/load.js';
 import { printComparison, reportFailures } from './support/report.js';
@@ -160,13 +163,7 @@ async function createServiceFixture(): Promise<ServiceFixture> {
     { name: 'Shop agent', allowed_origins: [SITE_URL], system_prompt: 'You help visitors of the shop.' },
   );
   const token = await createApiToken(store.scope, { name: 'shop site', abilities: ['wp:integration'] });
-  const app = await createApp({
-    clock: systemClock,
-    config: store.config,
-    database: store.database,
-    queue,
-    expectedMigrations: store.migrationCount,
-  });
+  const app = await createBenchApp(store, queue);
   return { app, store, queue, agentId: agent.id, token: token.token };
 }
 

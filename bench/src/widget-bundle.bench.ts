@@ -16,12 +16,10 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { createApp } from '@service/server/app';
 import { chromium } from 'playwright-core';
-import { systemClock } from '../../apps/server/src/clock.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { CHROMIUM_PATH, chromiumArgs } from '../../apps/server/test/support/chromium.js';
-import { openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
+import { createBenchApp, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
 import { listenLocal } from './support/http.js';
 import { formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';
 
@@ -73,13 +71,7 @@ const agent = await createAgent(
   { ...store.scope, queue },
   { name: 'Bench', is_published: true, allowed_origins: [hostOrigin] },
 );
-const app = await createApp({
-  clock: systemClock,
-  config: store.config,
-  database: store.database,
-  queue,
-  expectedMigrations: store.migrationCount,
-});
+const app = await createBenchApp(store, queue);
 const serviceUrl = await listenLocal(app);
 const body = '<h1>A customer page</h1><p>Some text the visitor reads.</p>';
 const blankPage = `<!doctype html><html lang="en"><head><title>blank</title></head><body>${body}</body></html>`;

@@ -18,7 +18,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { createApp } from '@service/server/app';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { systemClock } from '../../apps/server/src/clock.js';
@@ -30,7 +29,12 @@ import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { bootstrap } from '../../apps/server/src/services/accounts/bootstrap.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import type { TenantScope } from '../../apps/server/src/services/context.js';
-import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
+import {
+  createBenchApp,
+  type EmbeddedStore,
+  openEmbeddedStore,
+  startBenchQueue,
+} from './support/embedded-store.js';
 import { hasKey, listenLocal } from './support/http.js';
 import { formatRatio, markdownTable } from './support/latency.js';
 import {
@@ -180,13 +184,7 @@ async function createBaselineApp(pool: pg.Pool): Promise<FastifyInstance> {
 /** The real app (createApp) over the store and its queue. */
 async function createServiceApp(store: BenchStore, queue: JobQueue): Promise<FastifyInstance> {
   if (store.config.widgetRateLimitScale < 10_000) throw new Error('WIDGET_RATE_LIMIT_SCALE was not applied');
-  return createApp({
-    clock: systemClock,
-    config: store.config,
-    database: store.database,
-    queue,
-    expectedMigrations: store.migrationCount,
-  });
+  return createBenchApp(store, queue);
 }
 
 async function countOf(pool: pg.Pool, text: string, values: unknown[]): Promise<number> {

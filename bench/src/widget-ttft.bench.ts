@@ -22,7 +22,6 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { createApp } from '@service/server/app';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../apps/server/src/clock.js';
 import { ensureOptionalSchema } from '../../apps/server/src/db/optional-schema.js';
@@ -34,7 +33,12 @@ import type { JobQueue } from '../../apps/server/src/queue/job-queue.js';
 import { createAgent } from '../../apps/server/src/services/agents/agents.js';
 import { createSource } from '../../apps/server/src/services/knowledge/sources.js';
 import { parseSseFrames } from '../../apps/server/test/support/sse.js';
-import { type EmbeddedStore, openEmbeddedStore, startBenchQueue } from './support/embedded-store.js';
+import {
+  createBenchApp,
+  type EmbeddedStore,
+  openEmbeddedStore,
+  startBenchQueue,
+} from './support/embedded-store.js';
 import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey, listenLocal } from './support/http.js';
 import {
@@ -234,14 +238,7 @@ async function createFixture(): Promise<Fixture> {
     },
   );
   const seeded = await seedAndIndex(store, queue, agent.id);
-  const app = await createApp({
-    clock: systemClock,
-    config: store.config,
-    database: store.database,
-    queue,
-    embeddings,
-    expectedMigrations: store.migrationCount,
-  });
+  const app = await createBenchApp(store, queue, { embeddings });
   const serviceUrl = await listenLocal(app);
   return { app, store, queue, fake, agentId: agent.id, serviceUrl, ...seeded };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError, validationError } from '../src/errors/app-error.js';
-import { errorFrame } from '../src/surfaces/widget/messages.route.js';
+import { errorFrame } from '../src/http/event-stream.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 import { createWidgetAgent, initSession, parseSse, widgetCall } from './support/widget.js';
 

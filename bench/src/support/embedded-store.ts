@@ -7,6 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createApp } from '@service/server/app';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../../apps/server/src/app-deps.js';
 import { systemClock } from '../../../apps/server/src/clock.js';
 import { ensureAppKey } from '../../../apps/server/src/config/app-key.js';
 import { type KeyedConfig, loadConfig } from '../../../apps/server/src/config/config.js';
@@ -145,5 +148,24 @@ export function startBenchQueue(store: { database: Database }): Promise<JobQueue
     log: createLogger('silent'),
     definitions: JOB_DEFINITIONS,
     maintenance: false,
+  });
+}
+
+/**
+ * The real app (`createApp`, not listening) over a bench store and its queue, with the system
+ * clock; `embeddings` replaces the provider the config would build.
+ */
+export function createBenchApp(
+  store: Pick<EmbeddedStore, 'config' | 'database' | 'migrationCount'>,
+  queue: JobQueue,
+  options: Pick<AppDeps, 'embeddings'> = {},
+): Promise<FastifyInstance> {
+  return createApp({
+    clock: systemClock,
+    config: store.config,
+    database: store.database,
+    queue,
+    ...options,
+    expectedMigrations: store.migrationCount,
   });
 }

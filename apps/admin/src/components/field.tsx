@@ -18,7 +18,11 @@ type FieldProps = {
 };
 
 /** The parts every field shares: its id, its messages, and the ids that describe it. */
-function fieldParts(name: string, hint: string | undefined, errors: Record<string, string[]> | undefined) {
+export function fieldParts(
+  name: string,
+  hint: string | undefined,
+  errors: Record<string, string[]> | undefined,
+) {
   const id = `field-${name}`;
   const messages = errors?.[name] ?? [];
   const described = [hint ? `${id}-hint` : null, messages.length > 0 ? `${id}-error` : null]
@@ -35,7 +39,7 @@ function fieldParts(name: string, hint: string | undefined, errors: Record<strin
 }
 
 /** The frame around a control: label, hint above, errors below (both read out with the control). */
-function FieldFrame(props: {
+export function FieldFrame(props: {
   id: string;
   label: string;
   hint: string | undefined;

@@ -1,7 +1,6 @@
 import { LAUNCHER_POSITIONS } from '@service/contract';
 import type { TargetedEvent } from 'preact';
-import { Field } from '../components/field';
-import { AlertIcon } from '../components/icons';
+import { Field, FieldFrame, fieldParts } from '../components/field';
 import type { Draft } from './agent-settings-draft';
 import type { SectionProps } from './agent-settings-fields';
 
@@ -27,15 +26,10 @@ function ColorField(props: {
 }) {
   const value = props.draft.theme[props.name];
   const set = (next: string) => props.update({ theme: { ...props.draft.theme, [props.name]: next } });
-  const id = `field-theme.${props.name}`;
-  const messages = props.errors[`theme.${props.name}`] ?? [];
+  const { id, messages, aria } = fieldParts(`theme.${props.name}`, props.hint, props.errors);
   const onInput = (event: TargetedEvent<HTMLInputElement>) => set(event.currentTarget.value);
   return (
-    <div class={`field${messages.length > 0 ? ' has-error' : ''}`}>
-      <label for={id}>{props.label}</label>
-      <p class="hint" id={`${id}-hint`}>
-        {props.hint}
-      </p>
+    <FieldFrame id={id} label={props.label} hint={props.hint} messages={messages}>
       <div class="color-row">
         <input
           id={id}
@@ -44,8 +38,7 @@ function ColorField(props: {
           value={value}
           onInput={onInput}
           spellcheck={false}
-          aria-invalid={messages.length > 0 ? 'true' : undefined}
-          aria-describedby={`${id}-hint${messages.length > 0 ? ` ${id}-error` : ''}`}
+          {...aria}
         />
         <input
           type="color"
@@ -55,13 +48,7 @@ function ColorField(props: {
           onInput={onInput}
         />
       </div>
-      {messages.length > 0 ? (
-        <p class="field-error" id={`${id}-error`}>
-          <AlertIcon size={16} />
-          <span>{messages.join(' ')}</span>
-        </p>
-      ) : null}
-    </div>
+    </FieldFrame>
   );
 }
 

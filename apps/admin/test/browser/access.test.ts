@@ -4,15 +4,16 @@ import { after, before, describe, test } from 'node:test';
 import jsqr from 'jsqr';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
-import { createUser } from '../../../server/src/services/accounts/accounts.js';
 import { seedTenant, type Tenant } from '../../../server/test/support/test-app.js';
 import {
+  addMember,
   assertAccessible,
   assertFitsWidth,
   type ConsoleService,
   checkScreen,
   launchBrowser,
   PHONE,
+  signIn,
   startConsoleService,
   withPage,
 } from './support/console.js';
@@ -36,15 +37,7 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
     service = await startConsoleService();
     tenant = await seedTenant(service.t, 'Acme Coffee');
     for (const email of [TOKENS_USER, TWO_FACTOR_USER, KB_USER]) {
-      const member = await createUser(
-        service.t.database.db,
-        { email, password: PASSWORD, bcryptCost: service.t.config.bcryptCost },
-        { role: 'user', defaultWorkspaceId: tenant.workspace.id },
-      );
-      await service.t.database.db
-        .insertInto('memberships')
-        .values({ workspace_id: tenant.workspace.id, user_id: member.id, role: 'admin' })
-        .execute();
+      await addMember(service.t, { email, password: PASSWORD }, [tenant.workspace.id]);
     }
   });
   after(async () => {
@@ -55,13 +48,7 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
   const url = (path: string) => `${service.base}${path}`;
   const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-  async function signIn(page: Page, email: string): Promise<void> {
-    await page.goto(url('/admin/sign-in'));
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(url('/admin/agents'));
-  }
+  const signInAs = (page: Page, email: string) => signIn(page, service.base, { email, password: PASSWORD });
 
   /** What the admin API answers a bearer token, over the loopback socket. */
   const statusWith = async (token: string) =>
@@ -70,7 +57,7 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
   test('a token is created with abilities, shown once, works, and stops working once revoked', async () => {
     let plaintext = '';
     await withPage(browser, { permissions: ['clipboard-read', 'clipboard-write'] }, async ({ page }) => {
-      await signIn(page, TOKENS_USER);
+      await signInAs(page, TOKENS_USER);
       await page.getByRole('link', { name: 'API tokens' }).click();
       await page.waitForURL(url('/admin/tokens'));
       // The bootstrap token is listed, by its prefix only.
@@ -131,7 +118,7 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
       browser,
       {},
       async ({ page }) => {
-        await signIn(page, TWO_FACTOR_USER);
+        await signInAs(page, TWO_FACTOR_USER);
         await page.getByRole('link', { name: 'Two-factor' }).click();
         await page.waitForURL(url('/admin/account/two-factor'));
         await page.getByRole('heading', { name: 'Two-factor is off' }).waitFor();
@@ -222,7 +209,7 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
 
   test('a knowledge-base article is written with the server’s preview, published, and its public page opens', async () => {
     await withPage(browser, {}, async ({ page }) => {
-      await signIn(page, KB_USER);
+      await signInAs(page, KB_USER);
       await page.getByRole('link', { name: 'Knowledge base' }).click();
       await page.waitForURL(url('/admin/kb'));
       await page.getByRole('heading', { name: 'No articles yet' }).waitFor();

@@ -10,7 +10,9 @@ import { seedTenant, type Tenant, workerServices } from '../../../server/test/su
 import {
   type ConsoleService,
   checkScreen,
+  createAgentAs,
   launchBrowser,
+  signIn,
   startConsoleService,
   withPage,
 } from './support/console.js';
@@ -47,14 +49,7 @@ describe('admin console: knowledge', () => {
       log: { info: () => {} },
     });
     tenant = await seedTenant(t, 'Acme Coffee');
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/agents',
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name: 'Shop helper' }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    agentId = created.json().data.id;
+    agentId = await createAgentAs(t, tenant, 'Shop helper');
     await t.queue.work(workerServices(t), { pollingIntervalSeconds: 0.5 });
   });
   after(async () => {
@@ -72,11 +67,12 @@ describe('admin console: knowledge', () => {
       .execute();
 
   async function openKnowledge(page: Page): Promise<void> {
-    await page.goto(url('/admin/agents'));
-    await page.getByLabel('Email').fill(tenant.user.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(url('/admin/agents'));
+    await signIn(
+      page,
+      service.base,
+      { email: tenant.user.email, password: PASSWORD },
+      { from: '/admin/agents' },
+    );
     await page.getByRole('link', { name: 'Manage knowledge of Shop helper' }).click();
     await page.waitForURL(url(`/admin/agents/${agentId}/knowledge`));
     await page.getByRole('heading', { name: 'Knowledge', exact: true }).waitFor();

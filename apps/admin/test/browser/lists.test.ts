@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createUser } from '../../../server/src/services/accounts/accounts.js';
 import { insertTokens } from '../../../server/test/support/bulk-rows.js';
 import { seedAgent } from '../../../server/test/support/conversations.js';
 import { seedTenant, type Tenant } from '../../../server/test/support/test-app.js';
 import {
+  addMember,
   assertAccessible,
   type ConsoleService,
   checkScreen,
   launchBrowser,
   PHONE,
   screenshot,
+  signIn,
   startConsoleService,
   withPage,
 } from './support/console.js';
@@ -32,16 +33,11 @@ describe('admin console: paged lists and the workspace switcher', () => {
 
   /** A console user: a member (admin) of each workspace given, the first one their default. */
   async function member(email: string, workspaces: Tenant[]): Promise<void> {
-    const db = service.t.database.db;
-    const user = await createUser(
-      db,
-      { email, password: PASSWORD, bcryptCost: service.t.config.bcryptCost },
-      { role: 'user', defaultWorkspaceId: workspaces[0]?.workspace.id ?? null },
+    await addMember(
+      service.t,
+      { email, password: PASSWORD },
+      workspaces.map((w) => w.workspace.id),
     );
-    await db
-      .insertInto('memberships')
-      .values(workspaces.map((w) => ({ workspace_id: w.workspace.id, user_id: user.id, role: 'admin' })))
-      .execute();
   }
 
   before(async () => {
@@ -63,13 +59,7 @@ describe('admin console: paged lists and the workspace switcher', () => {
 
   const url = (path: string) => `${service.base}${path}`;
 
-  async function signIn(page: Page, email: string): Promise<void> {
-    await page.goto(url('/admin/sign-in'));
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(url('/admin/agents'));
-  }
+  const signInAs = (page: Page, email: string) => signIn(page, service.base, { email, password: PASSWORD });
 
   const tokenTitles = (page: Page) => page.locator('ul[aria-label="Tokens"] > li h2').allTextContents();
 
@@ -79,7 +69,7 @@ describe('admin console: paged lists and the workspace switcher', () => {
       page.on('request', (request) => {
         if (new URL(request.url()).pathname === '/api/v1/admin/tokens') listed.push(request.url());
       });
-      await signIn(page, 'lists@example.com');
+      await signInAs(page, 'lists@example.com');
       await page.getByRole('link', { name: 'API tokens' }).click();
       await page.getByText(`Showing the first ${PAGE} tokens.`).waitFor();
       const first = await tokenTitles(page);
@@ -107,7 +97,7 @@ describe('admin console: paged lists and the workspace switcher', () => {
 
   test('a user in two workspaces switches from the header and sees the other workspace’s agents', async () => {
     await withPage(browser, {}, async ({ page }) => {
-      await signIn(page, 'switcher@example.com');
+      await signInAs(page, 'switcher@example.com');
       await page.getByRole('heading', { name: 'Bakery helper' }).waitFor();
       const toggle = page.getByRole('button', { name: /Workspace: Alpha Bakery/ });
       await toggle.waitFor();

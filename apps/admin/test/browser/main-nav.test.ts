@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createUser } from '../../../server/src/services/accounts/accounts.js';
 import { seedTenant } from '../../../server/test/support/test-app.js';
 import {
+  addMember,
   type ConsoleService,
   checkScreen,
   DESKTOP,
   launchBrowser,
   PHONE,
+  signIn,
   startConsoleService,
   withPage,
 } from './support/console.js';
@@ -17,7 +18,7 @@ import {
 // folded behind a Menu button at 390 px (no entry cut off), opened and closed by keyboard.
 
 const PASSWORD = 'correct horse battery';
-const EMAIL = 'navigator@example.com';
+const USER = { email: 'navigator@example.com', password: PASSWORD };
 
 describe('admin console: main navigation', () => {
   let browser: Browser;
@@ -27,15 +28,7 @@ describe('admin console: main navigation', () => {
     browser = await launchBrowser();
     service = await startConsoleService();
     const tenant = await seedTenant(service.t, 'Acme Coffee');
-    const member = await createUser(
-      service.t.database.db,
-      { email: EMAIL, password: PASSWORD, bcryptCost: service.t.config.bcryptCost },
-      { role: 'user', defaultWorkspaceId: tenant.workspace.id },
-    );
-    await service.t.database.db
-      .insertInto('memberships')
-      .values({ workspace_id: tenant.workspace.id, user_id: member.id, role: 'admin' })
-      .execute();
+    await addMember(service.t, USER, [tenant.workspace.id]);
   });
   after(async () => {
     await browser?.close();
@@ -44,13 +37,7 @@ describe('admin console: main navigation', () => {
 
   const url = (path: string) => `${service.base}${path}`;
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(url('/admin/sign-in'));
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(url('/admin/agents'));
-  }
+  const signInAs = (page: Page) => signIn(page, service.base, USER);
 
   /** Whether each entry of the main nav lies wholly inside the viewport's width. */
   const entriesInView = (page: Page) =>
@@ -63,7 +50,7 @@ describe('admin console: main navigation', () => {
 
   test('desktop: every entry shown, no Menu button', async () => {
     await withPage(browser, { viewport: DESKTOP }, async ({ page }) => {
-      await signIn(page);
+      await signInAs(page);
       const nav = page.getByRole('navigation', { name: 'Main' });
       assert.equal(await nav.getByRole('button', { name: /Menu/ }).isVisible(), false);
       assert.deepEqual(await entriesInView(page), [true, true, true, true]);
@@ -75,7 +62,7 @@ describe('admin console: main navigation', () => {
 
   test('390 px: a Menu button opens the entries, Escape closes it, a link is followed by keyboard', async () => {
     await withPage(browser, { viewport: PHONE }, async ({ page }) => {
-      await signIn(page);
+      await signInAs(page);
       const nav = page.getByRole('navigation', { name: 'Main' });
       const menu = nav.getByRole('button', { name: /^Menu/ });
       assert.equal(await menu.getAttribute('aria-expanded'), 'false');

@@ -6,7 +6,9 @@ import { addText } from '../../../server/test/support/widget.js';
 import {
   type ConsoleService,
   checkScreen,
+  createAgentAs,
   launchBrowser,
+  signIn,
   startConsoleService,
   withPage,
 } from './support/console.js';
@@ -41,25 +43,14 @@ describe('admin console: playground', () => {
 
   const url = (path: string) => `${service.base}${path}`;
 
-  async function createAgent(name: string): Promise<string> {
-    const created = await service.t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/agents',
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    return created.json().data.id;
-  }
-
   before(async () => {
     browser = await launchBrowser();
     service = await startConsoleService({
       ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: String(EXPENSIVE_BUDGET),
     });
     tenant = await seedTenant(service.t, 'Acme Shoes');
-    agentId = await createAgent('Shop helper');
-    emptyAgentId = await createAgent('New helper');
+    agentId = await createAgentAs(service.t, tenant, 'Shop helper');
+    emptyAgentId = await createAgentAs(service.t, tenant, 'New helper');
     await addText(service.t, tenant, agentId, 'Shipping policy', SHIPPING);
     await addText(service.t, tenant, agentId, 'Refunds <i>policy</i>', HOSTILE);
   });
@@ -69,12 +60,14 @@ describe('admin console: playground', () => {
   });
 
   async function signInTo(page: Page, id: string): Promise<void> {
-    await page.goto(url(`/admin/agents/${id}/playground`));
-    await page.getByLabel('Email').fill(tenant.user.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
     // Sign-in returns to the page asked for.
-    await page.waitForURL(url(`/admin/agents/${id}/playground`));
+    const playground = `/admin/agents/${id}/playground`;
+    await signIn(
+      page,
+      service.base,
+      { email: tenant.user.email, password: PASSWORD },
+      { from: playground, to: playground },
+    );
     await page.getByRole('heading', { name: 'Playground', exact: true }).waitFor();
   }
 

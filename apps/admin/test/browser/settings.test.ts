@@ -6,10 +6,12 @@ import { seedTenant, type Tenant } from '../../../server/test/support/test-app.j
 import {
   type ConsoleService,
   checkScreen,
+  createAgentAs,
   DESKTOP,
   launchBrowser,
   PHONE,
   screenshot,
+  signIn,
   startConsoleService,
   WAIT_MS,
   withPage,
@@ -39,14 +41,7 @@ describe('admin console: agent settings', () => {
     browser = await launchBrowser();
     service = await startConsoleService();
     tenant = await seedTenant(service.t, 'Acme Settings');
-    const created = await service.t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/agents',
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name: 'Shop helper' }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    agentId = created.json().data.id;
+    agentId = await createAgentAs(service.t, tenant, 'Shop helper');
   });
   after(async () => {
     await browser?.close();
@@ -73,11 +68,12 @@ describe('admin console: agent settings', () => {
 
   /** Signs in and opens the settings from the agents list, as an owner would. */
   async function openSettings(page: Page): Promise<void> {
-    await page.goto(url('/admin/agents'));
-    await page.getByLabel('Email').fill(tenant.user.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(url('/admin/agents'));
+    await signIn(
+      page,
+      service.base,
+      { email: tenant.user.email, password: PASSWORD },
+      { from: '/admin/agents' },
+    );
     await page.getByRole('link', { name: 'Settings of Shop helper' }).click();
     await page.waitForURL(settingsUrl());
     await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor();

@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { createUser } from '../../../../server/src/services/accounts/accounts.js';
 import { ensureSetupCode } from '../../../../server/src/services/accounts/setup-code.js';
 import { CHROMIUM_PATH, chromiumArgs } from '../../../../server/test/support/chromium.js';
-import { createTestApp, type TestApp } from '../../../../server/test/support/test-app.js';
+import { createTestApp, type Tenant, type TestApp } from '../../../../server/test/support/test-app.js';
 
 // The real service (createTestApp on a fresh cloned database, nobody signed up) listening on
 // 127.0.0.1, serving the built console from apps/admin/dist, driven by headless Chromium.
@@ -46,6 +47,55 @@ export async function startConsoleService(env: Record<string, string> = {}): Pro
   if (address === null || typeof address === 'string') throw new Error('the service has no TCP port');
   const setupCode = await ensureSetupCode(t.config.dataDir);
   return { t, base: `http://127.0.0.1:${address.port}`, setupCode, close: () => t.close() };
+}
+
+/**
+ * A console user who signs in with `password`: an admin member of each workspace given (by id),
+ * the first one their default.
+ */
+export async function addMember(
+  t: TestApp,
+  user: { email: string; password: string },
+  workspaceIds: readonly string[],
+): Promise<void> {
+  const created = await createUser(
+    t.database.db,
+    { email: user.email, password: user.password, bcryptCost: t.config.bcryptCost },
+    { role: 'user', defaultWorkspaceId: workspaceIds[0] ?? null },
+  );
+  await t.database.db
+    .insertInto('memberships')
+    .values(workspaceIds.map((id) => ({ workspace_id: id, user_id: created.id, role: 'admin' as const })))
+    .execute();
+}
+
+/** Creates an agent named `name` through the admin API as `tenant`'s owner; answers its id. */
+export async function createAgentAs(t: TestApp, tenant: Tenant, name: string): Promise<string> {
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/admin/agents',
+    headers: { ...tenant.auth, 'content-type': 'application/json' },
+    payload: JSON.stringify({ name }),
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  return created.json().data.id;
+}
+
+/**
+ * Opens `from` (a signed-out visitor is shown the sign-in form there), signs in by the form and
+ * waits for the console to land on `to` (sign-in returns to the page asked for, else the agents).
+ */
+export async function signIn(
+  page: Page,
+  base: string,
+  user: { email: string; password: string },
+  path: { from?: string; to?: string } = {},
+): Promise<void> {
+  await page.goto(`${base}${path.from ?? '/admin/sign-in'}`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}${path.to ?? '/admin/agents'}`);
 }
 
 /** A page with what it reported: uncaught errors, console errors, failed answers. */
