@@ -56,6 +56,20 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'off: fusion (lists concatenated)', components: { fusion: 'concatenate' } },
   { name: 'full-text only', components: { trigram: false, vector: false } },
   { name: 'vectors only', components: { allWords: false, anyWord: false, trigram: false } },
+  { name: 'weights: trigram 0.5, vectors 0.5', components: { weights: { trigram: 0.5, vector: 0.5 } } },
+  { name: 'weights: trigram 0.5, vectors 0.25', components: { weights: { trigram: 0.5, vector: 0.25 } } },
+  { name: 'weights: trigram 0.25, vectors 0.25', components: { weights: { trigram: 0.25, vector: 0.25 } } },
+  { name: 'pages 0.5', components: { pages: 0.5 } },
+  { name: 'pages 0.7', components: { pages: 0.7 } },
+  { name: 'full-text only, pages 0.5', components: { trigram: false, vector: false, pages: 0.5 } },
+  {
+    name: 'weights 0.5/0.25, pages 0.5',
+    components: { weights: { trigram: 0.5, vector: 0.25 }, pages: 0.5 },
+  },
+  {
+    name: 'weights 0.5/0.25, pages 0.5, no all words',
+    components: { weights: { trigram: 0.5, vector: 0.25 }, pages: 0.5, allWords: false },
+  },
 ];
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);

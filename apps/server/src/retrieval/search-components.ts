@@ -18,6 +18,14 @@ export type SearchComponents = {
   vector: boolean;
   /** How the lists are merged: reciprocal rank fusion, or one after the other (full-text first). */
   fusion: 'rrf' | 'concatenate';
+  /** RRF weight of the trigram and vector lists (full-text counts 1). */
+  weights: Readonly<{ trigram: number; vector: number }>;
+  /**
+   * Page aggregation: a page's best chunk is lifted by the page's other candidate chunks, the
+   * i-th next best adding its score times `pages`^i (a geometric decay, so a page's lift stays
+   * below its best chunk's score however many chunks it has). 0: off.
+   */
+  pages: number;
 };
 
 /** Every component on: the search the service runs. */
@@ -28,6 +36,8 @@ export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
   trigram: true,
   vector: true,
   fusion: 'rrf',
+  weights: Object.freeze({ trigram: 1, vector: 1 }),
+  pages: 0,
 });
 
 /** The components with `overrides` applied over the full search. */
@@ -44,8 +54,9 @@ export function searchComponents(overrides?: Partial<SearchComponents>): Readonl
 export function mergeRankedLists(
   lists: readonly RankedList[],
   fusion: SearchComponents['fusion'],
+  weights: SearchComponents['weights'] = FULL_SEARCH.weights,
 ): FusedHit[] {
-  const fused = fuseRankedLists(lists);
+  const fused = fuseRankedLists(lists, RRF_K, weights);
   if (fusion === 'rrf') return fused;
   const byId = new Map(fused.map((hit) => [hit.id, hit]));
   const order: FusedHit[] = [];

@@ -6,6 +6,7 @@ import type { EmbeddingProvider } from '../embeddings/index.js';
 import { requireAgent } from '../services/require-agent.js';
 import type { FusedHit, SearchScope } from './fusion.js';
 import { lexicalLists } from './lexical.js';
+import { aggregatePages, documentsOf } from './page-aggregation.js';
 import { normalizeQuery } from './query-terms.js';
 import { mergeRankedLists, type SearchComponents, searchComponents } from './search-components.js';
 import { textSearchConfig } from './text-search-config.js';
@@ -83,7 +84,19 @@ export async function searchWithDocuments(input: SearchInput): Promise<HitWithDo
   ]);
   const lists = vectorRanked ? [...lexical, vectorRanked] : lexical;
 
-  const top = mergeRankedLists(lists, components.fusion).slice(0, limit);
+  const merged = mergeRankedLists(lists, components.fusion, components.weights);
+  const ranked =
+    components.pages > 0
+      ? aggregatePages(
+          merged,
+          await documentsOf(
+            scope,
+            merged.map((hit) => hit.id),
+          ),
+          components.pages,
+        )
+      : merged;
+  const top = ranked.slice(0, limit);
   return loadHits(scope, top);
 }
 
