@@ -6,8 +6,11 @@ import { type FusedHit, fuseRankedLists, type RankedList, RRF_K } from './fusion
  * it, and every caller in the service leaves it out, which is the full search.
  */
 export type SearchComponents = {
-  /** Full-text "all words": the strict `websearch_to_tsquery` form and its tiers. */
-  allWords: boolean;
+  /**
+   * Full-text "all words": the strict `websearch_to_tsquery` form and its tiers, always, never,
+   * or only for a query that uses its syntax (phrases, `-word`, `or`: see `usesSearchOperators`).
+   */
+  allWords: boolean | 'operators';
   /** Full-text "any word": the OR form (chunks with two of the words, then with one). */
   anyWord: boolean;
   /** Which configurations the full-text forms are parsed in: `simple`, the agent's language, or both (typo corrections keep both). */
@@ -30,13 +33,13 @@ export type SearchComponents = {
 
 /** Every component on: the search the service runs. */
 export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
-  allWords: true,
+  allWords: 'operators',
   anyWord: true,
   configs: 'both',
   trigram: true,
   vector: true,
   fusion: 'rrf',
-  weights: Object.freeze({ trigram: 1, vector: 1 }),
+  weights: Object.freeze({ trigram: 0.25, vector: 0.25 }),
   pages: 0,
 });
 
@@ -46,7 +49,8 @@ export function searchComponents(overrides?: Partial<SearchComponents>): Readonl
 }
 
 /**
- * Merges the retrievers' lists as the components say: reciprocal rank fusion, or (fusion off)
+ * Merges the retrievers' lists as the components say: reciprocal rank fusion (each list's share
+ * scaled by its `weights` entry, default 1; full-text always 1), or (fusion off)
  * each list's chunks after the previous lists', in list order, so the full-text list decides
  * alone and the others only fill what it leaves. Concatenated hits keep every list's rank and
  * score by their position.
@@ -54,7 +58,7 @@ export function searchComponents(overrides?: Partial<SearchComponents>): Readonl
 export function mergeRankedLists(
   lists: readonly RankedList[],
   fusion: SearchComponents['fusion'],
-  weights: SearchComponents['weights'] = FULL_SEARCH.weights,
+  weights: Partial<SearchComponents['weights']> = {},
 ): FusedHit[] {
   const fused = fuseRankedLists(lists, RRF_K, weights);
   if (fusion === 'rrf') return fused;
