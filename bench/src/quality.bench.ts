@@ -47,6 +47,11 @@ const LIMIT = 10;
 /** The configurations of the ablation table: the full search, then one component off (or alone) each. */
 const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'full (service default)', components: {} },
+  {
+    name: 'before issue 17 (all words, equal RRF, no pages)',
+    components: { allWords: true, weights: { trigram: 1, vector: 1 }, pages: 0 },
+  },
+  { name: 'all words always', components: { allWords: true } },
   { name: 'off: full-text all words', components: { allWords: false } },
   { name: 'off: full-text any word', components: { anyWord: false } },
   { name: 'configs: simple only', components: { configs: 'simple' } },
@@ -54,8 +59,17 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'off: trigram', components: { trigram: false } },
   { name: 'off: vectors', components: { vector: false } },
   { name: 'off: fusion (lists concatenated)', components: { fusion: 'concatenate' } },
+  { name: 'off: weights (equal RRF)', components: { weights: { trigram: 1, vector: 1 } } },
   { name: 'full-text only', components: { trigram: false, vector: false } },
   { name: 'vectors only', components: { allWords: false, anyWord: false, trigram: false } },
+  { name: 'weights: trigram 0.5, vectors 0.25', components: { weights: { trigram: 0.5, vector: 0.25 } } },
+  { name: 'weights: trigram 0.5, vectors 0.5', components: { weights: { trigram: 0.5, vector: 0.5 } } },
+  { name: 'pages 0.5', components: { pages: 0.5 } },
+  { name: 'pages 0.3', components: { pages: 0.3 } },
+  {
+    name: 'pages 0.5, weights 0.5/0.25',
+    components: { pages: 0.5, weights: { trigram: 0.5, vector: 0.25 } },
+  },
 ];
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);

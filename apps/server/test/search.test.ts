@@ -303,8 +303,18 @@ describe('admin API: hybrid search over an agent', () => {
     const lexicalOnly = { vector: false } as const;
     // Only "all words": a query with an unknown word finds nothing; "any word" alone still finds it.
     assert.deepEqual(
-      await direct('shipping zebra quantum', { ...lexicalOnly, anyWord: false, trigram: false }),
+      await direct('shipping zebra quantum', {
+        ...lexicalOnly,
+        allWords: true,
+        anyWord: false,
+        trigram: false,
+      }),
       [],
+    );
+    assert.ok(
+      (await direct('warranty', { ...lexicalOnly, allWords: true, anyWord: false, trigram: false })).length >
+        0,
+      'the strict form alone finds a plain word when asked to',
     );
     const anyWord = await direct('shipping zebra quantum', { ...lexicalOnly, allWords: false });
     assert.equal(anyWord.length > 0, true);
@@ -320,6 +330,21 @@ describe('admin API: hybrid search over an agent', () => {
       );
       assert.ok((await direct('refnd polcy', lexicalOnly)).length > 0);
     }
+    // Page aggregation (off by default): the shoe care page's two chunks with "shoe" lift it
+    // above the one chunk with "bank transfer", which is why it is not the default.
+    const first = async (components: Partial<SearchComponents>) => {
+      const [top] = await searchChunks({
+        db: t.database.db,
+        workspaceId: site.tenant.workspace.id,
+        agentId: site.agentId,
+        query: 'bank transfer shoe',
+        features: t.database.features,
+        components: { ...lexicalOnly, ...components },
+      });
+      return top?.document_id;
+    };
+    assert.equal(await first({}), docOf.get('payment'));
+    assert.equal(await first({ pages: 0.5 }), docOf.get('care'));
   });
 
   test('the limit is respected, and defaults to 8', async () => {

@@ -19,9 +19,14 @@ export type FusedHit = { id: string; score: number; ranks: Partial<Record<Retrie
 /**
  * Reciprocal rank fusion: every list a chunk appears in adds 1 / (k + rank), rank 1-based.
  * Ties go to the chunk with the best single rank, then to the smaller id, so the order is stable.
- * Takes any number of lists: a vector retriever is one more list.
+ * Takes any number of lists: a vector retriever is one more list. A list's `weights` entry
+ * (default 1) scales what it adds, so a retriever can count for less than full-text.
  */
-export function fuseRankedLists(lists: readonly RankedList[], k: number = RRF_K): FusedHit[] {
+export function fuseRankedLists(
+  lists: readonly RankedList[],
+  k: number = RRF_K,
+  weights: Partial<Record<RetrieverName, number>> = {},
+): FusedHit[] {
   const fused = new Map<string, FusedHit>();
   for (const list of lists) {
     list.ids.forEach((id, index) => {
@@ -29,7 +34,7 @@ export function fuseRankedLists(lists: readonly RankedList[], k: number = RRF_K)
       const hit = fused.get(id) ?? { id, score: 0, ranks: {} };
       if (hit.ranks[list.name] !== undefined) return; // a list names a chunk once
       hit.ranks[list.name] = rank;
-      hit.score += 1 / (k + rank);
+      hit.score += (weights[list.name] ?? 1) / (k + rank);
       fused.set(id, hit);
     });
   }

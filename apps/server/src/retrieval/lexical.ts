@@ -3,7 +3,7 @@ import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { isFunctionWord } from './function-words.js';
 import type { RankedList, SearchScope } from './fusion.js';
-import { contentTerms, queryTerms } from './query-terms.js';
+import { contentTerms, queryTerms, usesSearchOperators } from './query-terms.js';
 import { FULL_SEARCH, type SearchComponents } from './search-components.js';
 import { correctionsQuery, VOCABULARY_MAX_LENGTH, VOCABULARY_MIN_LENGTH } from './vocabulary.js';
 
@@ -25,7 +25,11 @@ export async function lexicalLists(
   const useTrigram = features.trigram && components.trigram;
   const typos = useTrigram ? typoTerms(query) : [];
   const trigram = typos.length > 0 ? trigramIds(scope, typos, config) : sql`null::text[]`;
-  const forms = withComponents(await tsqueryForms(scope.db, query, config), components);
+  const strict = components.allWords === 'operators' ? usesSearchOperators(query) : components.allWords;
+  const forms = withComponents(await tsqueryForms(scope.db, query, config), {
+    ...components,
+    allWords: strict,
+  });
   const result = await sql<{ fulltext: string[] | null; trigram: string[] | null }>`
     select ${fullTextIds(scope, forms)} as fulltext, ${trigram} as trigram`.execute(scope.db);
   const row = result.rows[0];
@@ -47,8 +51,11 @@ type TsqueryForms = {
  * The forms the components leave: one configuration only (a word with no lexeme in it is
  * dropped), no strict form (`''`, matching nothing), no OR form (no words).
  */
-function withComponents(forms: TsqueryForms, components: Readonly<SearchComponents>): TsqueryForms {
-  if (components === FULL_SEARCH) return forms;
+function withComponents(
+  forms: TsqueryForms,
+  components: Readonly<Omit<SearchComponents, 'allWords'> & { allWords: boolean }>,
+): TsqueryForms {
+  if (components.configs === 'both' && components.allWords && components.anyWord) return forms;
   const one = components.configs === 'simple' ? forms.simple : forms.configured;
   const picked =
     components.configs === 'both' ? forms : { strict: one.strict, words: one.words.filter((w) => w !== '') };

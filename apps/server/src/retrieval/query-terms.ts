@@ -54,3 +54,12 @@ export function contentTerms(query: string): string[] {
   const content = terms.filter((term) => !isFunctionWord(term));
   return content.length > 0 ? content : terms;
 }
+
+/**
+ * Whether a query uses `websearch_to_tsquery` syntax: a quoted phrase, a `-word` exclusion or
+ * `or` between words. Only then does the strict form say more than the OR form's tiers (a
+ * plain query's strict matches are its chunks with every word, which the tiers rank first).
+ */
+export function usesSearchOperators(query: string): boolean {
+  return query.includes('"') || /(^|\s)-[\p{L}\p{M}\p{N}]/u.test(query) || /(^|\s)or(\s|$)/iu.test(query);
+}

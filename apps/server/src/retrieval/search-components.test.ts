@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fuseRankedLists, type RankedList } from './fusion.js';
+import { fuseRankedLists, type RankedList, RRF_K } from './fusion.js';
 import { FULL_SEARCH, mergeRankedLists, searchComponents } from './search-components.js';
 
 const LISTS: RankedList[] = [
@@ -40,5 +40,17 @@ describe('search components', () => {
       [...scores].sort((x, y) => y - x),
       'scores fall with the position',
     );
+  });
+
+  test('weighted fusion scales what the trigram and vector lists add', () => {
+    const merged = mergeRankedLists(LISTS, 'rrf', { trigram: 0.25, vector: 0.25 });
+    // d (trigram 1, vector 1) no longer beats a (full-text 1, vector 3), nor b (full-text 2);
+    // c (full-text 3, trigram 2) still passes b.
+    assert.deepEqual(
+      merged.map((hit) => hit.id),
+      ['a', 'c', 'b', 'd', 'e'],
+    );
+    assert.equal(merged[0]?.score, 1 / (RRF_K + 1) + 0.25 / (RRF_K + 3));
+    assert.deepEqual(mergeRankedLists(LISTS, 'rrf', { trigram: 1, vector: 1 }), fuseRankedLists(LISTS));
   });
 });

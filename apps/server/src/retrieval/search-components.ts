@@ -6,8 +6,11 @@ import { type FusedHit, fuseRankedLists, type RankedList, RRF_K } from './fusion
  * it, and every caller in the service leaves it out, which is the full search.
  */
 export type SearchComponents = {
-  /** Full-text "all words": the strict `websearch_to_tsquery` form and its tiers. */
-  allWords: boolean;
+  /**
+   * Full-text "all words": the strict `websearch_to_tsquery` form and its tiers, always, never,
+   * or only for a query that uses its syntax (phrases, `-word`, `or`: see `usesSearchOperators`).
+   */
+  allWords: boolean | 'operators';
   /** Full-text "any word": the OR form (chunks with two of the words, then with one). */
   anyWord: boolean;
   /** Which configurations the full-text forms are parsed in: `simple`, the agent's language, or both (typo corrections keep both). */
@@ -18,16 +21,26 @@ export type SearchComponents = {
   vector: boolean;
   /** How the lists are merged: reciprocal rank fusion, or one after the other (full-text first). */
   fusion: 'rrf' | 'concatenate';
+  /** RRF weight of the trigram and vector lists (full-text counts 1). */
+  weights: Readonly<{ trigram: number; vector: number }>;
+  /**
+   * Page aggregation: a page's best chunk is lifted by the page's other candidate chunks, the
+   * i-th next best adding its score times `pages`^i (a geometric decay, so a page's lift stays
+   * below its best chunk's score however many chunks it has). 0: off.
+   */
+  pages: number;
 };
 
 /** Every component on: the search the service runs. */
 export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
-  allWords: true,
+  allWords: 'operators',
   anyWord: true,
   configs: 'both',
   trigram: true,
   vector: true,
   fusion: 'rrf',
+  weights: Object.freeze({ trigram: 0.25, vector: 0.25 }),
+  pages: 0,
 });
 
 /** The components with `overrides` applied over the full search. */
@@ -36,7 +49,8 @@ export function searchComponents(overrides?: Partial<SearchComponents>): Readonl
 }
 
 /**
- * Merges the retrievers' lists as the components say: reciprocal rank fusion, or (fusion off)
+ * Merges the retrievers' lists as the components say: reciprocal rank fusion (each list's share
+ * scaled by its `weights` entry, default 1; full-text always 1), or (fusion off)
  * each list's chunks after the previous lists', in list order, so the full-text list decides
  * alone and the others only fill what it leaves. Concatenated hits keep every list's rank and
  * score by their position.
@@ -44,8 +58,9 @@ export function searchComponents(overrides?: Partial<SearchComponents>): Readonl
 export function mergeRankedLists(
   lists: readonly RankedList[],
   fusion: SearchComponents['fusion'],
+  weights: Partial<SearchComponents['weights']> = {},
 ): FusedHit[] {
-  const fused = fuseRankedLists(lists);
+  const fused = fuseRankedLists(lists, RRF_K, weights);
   if (fusion === 'rrf') return fused;
   const byId = new Map(fused.map((hit) => [hit.id, hit]));
   const order: FusedHit[] = [];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fuseRankedLists, RRF_K } from './fusion.js';
 import { eitherForm } from './lexical.js';
-import { normalizeQuery, orTsQuery, queryTerms } from './query-terms.js';
+import { normalizeQuery, orTsQuery, queryTerms, usesSearchOperators } from './query-terms.js';
 
 describe('search query sanitizer', () => {
   test('keeps only words: letters, marks and digits, lower case, de-duplicated', () => {
@@ -56,6 +56,34 @@ describe('search query sanitizer', () => {
   test('normalizeQuery removes control characters and collapses whitespace', () => {
     assert.equal(normalizeQuery('  a\u0000b \t\n c\u007f\u0085d  '), 'a b c d');
     assert.equal(normalizeQuery('\u0000'), '');
+  });
+});
+
+describe('search operators', () => {
+  test('phrases, exclusions and or between words are websearch syntax', () => {
+    for (const query of [
+      '"alpha bravo"',
+      'alpha -bravo',
+      '-bravo',
+      'alpha or bravo',
+      'alpha OR bravo',
+      'or bravo',
+    ]) {
+      assert.equal(usesSearchOperators(query), true, query);
+    }
+  });
+
+  test('plain questions, hyphenated words and words containing "or" are not', () => {
+    for (const query of [
+      'how do I store dates',
+      'built-in functions',
+      'error code 5 - what now',
+      'order for more colors',
+      'a-b',
+      '',
+    ]) {
+      assert.equal(usesSearchOperators(query), false, query);
+    }
   });
 });
 

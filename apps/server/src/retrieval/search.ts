@@ -6,6 +6,7 @@ import type { EmbeddingProvider } from '../embeddings/index.js';
 import { requireAgent } from '../services/require-agent.js';
 import type { FusedHit, SearchScope } from './fusion.js';
 import { lexicalLists } from './lexical.js';
+import { aggregatePages, documentsOf } from './page-aggregation.js';
 import { normalizeQuery } from './query-terms.js';
 import { mergeRankedLists, type SearchComponents, searchComponents } from './search-components.js';
 import { textSearchConfig } from './text-search-config.js';
@@ -43,7 +44,9 @@ export type SearchInput = {
  * Hybrid search over one agent's chunks: full-text (strict `websearch_to_tsquery` plus an OR
  * form for recall, in both `simple` and the agent's language), with pg_trgm trigram word
  * similarity for typos, and with pgvector and an embedding provider vector similarity, fused
- * by reciprocal rank. Every branch filters by workspace and agent in its own SQL. The lexical
+ * by weighted reciprocal rank (and, when the `pages` component is on, lifted by page:
+ * `aggregatePages`). The strict form is parsed only for a query with
+ * websearch syntax. Every branch filters by workspace and agent in its own SQL. The lexical
  * lists come from one ranking statement and the vector list from another, sent together (on
  * PostgreSQL they run side by side; the embedded store's one connection takes them in turn).
  * An agent of another workspace (or none) is a 404.
@@ -83,7 +86,19 @@ export async function searchWithDocuments(input: SearchInput): Promise<HitWithDo
   ]);
   const lists = vectorRanked ? [...lexical, vectorRanked] : lexical;
 
-  const top = mergeRankedLists(lists, components.fusion).slice(0, limit);
+  const merged = mergeRankedLists(lists, components.fusion, components.weights);
+  const ranked =
+    components.pages > 0
+      ? aggregatePages(
+          merged,
+          await documentsOf(
+            scope,
+            merged.map((hit) => hit.id),
+          ),
+          components.pages,
+        )
+      : merged;
+  const top = ranked.slice(0, limit);
   return loadHits(scope, top);
 }
 

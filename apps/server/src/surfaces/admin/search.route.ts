@@ -20,7 +20,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           description:
             'Full-text (all words, then any word; simple and the agent language) and, where pg_trgm ' +
             'exists, trigram similarity for typos, and where pgvector exists, vector similarity, fused ' +
-            'by reciprocal rank (k = 60).',
+            'by weighted reciprocal rank (k = 60; full-text 1, typos and vectors 0.25).',
           security: bearerSecurity,
           params: ZIdParams,
           body: ZSearchRequest,
