@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { RRF_K } from '../../../server/src/retrieval/fusion.js';
+import { FULL_SEARCH } from '../../../server/src/retrieval/search-components.js';
 import { seedTenant, type Tenant } from '../../../server/test/support/test-app.js';
 import { addText } from '../../../server/test/support/widget.js';
 import {
@@ -136,11 +138,16 @@ describe('admin console: playground', () => {
       const cells = await chunk.locator('.pg-ranks td').allTextContents();
       assert.equal(cells[0], '#1', 'first in the full-text list');
       assert.match(cells[3] ?? '', /^0\.\d{4}$/);
-      // The fused score is reciprocal-rank fusion's: 1/(60+rank) summed over the lists that found it.
-      const ranks = cells
+      // The fused score is weighted reciprocal-rank fusion's: weight/(60+rank) summed over the
+      // lists that found it (full-text weighs 1, the typo and vector lists the search's weights).
+      const weights = [1, FULL_SEARCH.weights.trigram, FULL_SEARCH.weights.vector];
+      const fused = cells
         .slice(0, 3)
-        .flatMap((cell) => (cell.startsWith('#') ? [Number(cell.slice(1))] : []));
-      const fused = ranks.reduce((sum, rank) => sum + 1 / (60 + rank), 0);
+        .reduce(
+          (sum, cell, list) =>
+            cell.startsWith('#') ? sum + (weights[list] ?? 0) / (RRF_K + Number(cell.slice(1))) : sum,
+          0,
+        );
       assert.equal(cells[3], fused.toFixed(4));
 
       // The excerpt expands to the full chunk text and back.
