@@ -31,6 +31,11 @@ export type AnswerInput = {
    * `answered` false (e.g. "please sign in") offers a human after it, as "I don't know" does.
    */
   offlineReply?: { text: string; answered: boolean } | null;
+  /**
+   * With or without a model: a reply decided before retrieval (small talk, a request for a
+   * person already passed on), streamed as the answer instead of the model's or the extract.
+   */
+  fixedReply?: { text: string; answered: boolean } | null;
   emit: FrameSink;
   clock: Clock;
   signal?: AbortSignal;
@@ -65,7 +70,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
   let outcome: TurnOutcome;
   let citations: TCitation[];
   let label = 'offline';
-  if (input.provider) {
+  if (input.provider && !input.fixedReply) {
     label = input.provider.label;
     const result = await runModelTurn({
       ...input.model,
@@ -103,7 +108,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
       onToken(text);
     }
   } else {
-    const reply = input.offlineReply ?? null;
+    const reply = input.fixedReply ?? input.offlineReply ?? null;
     const offline = reply
       ? { text: reply.text }
       : composeOfflineAnswer({
@@ -115,6 +120,9 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
             url: source.hit.url,
             content: source.hit.content,
             fromText: source.fromText,
+            documentId: source.hit.document_id,
+            product: source.product,
+            categories: source.categories ?? [],
           })),
         });
     outcome = offline && reply?.answered !== false ? 'answered' : 'no_answer';
