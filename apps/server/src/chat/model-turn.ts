@@ -2,6 +2,7 @@ import { answeringLabel } from '../llm/failover.js';
 import type { ChatMessage, LlmProvider, ToolCall, ToolSpec } from '../llm/llm-provider.js';
 import { assembleSystemPrompt } from '../llm/prompt.js';
 import type { AnswerContext } from './answer-context.js';
+import { productContextLine } from './compose/product-facts.js';
 
 /** A tool the model may call during a turn, and how to run it (returns the text the model reads). */
 export type ChatTool = { spec: ToolSpec; run(argumentsJson: string): Promise<string> };
@@ -42,7 +43,9 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       id: source.id,
       url: source.hit.url,
       title: source.hit.title,
-      content: source.hit.content,
+      content: source.product
+        ? `${productContextLine(source.product)}\n${source.hit.content}`
+        : source.hit.content,
     })),
     coupons: input.context.coupons,
     shopper: { verified: input.shopperVerified },

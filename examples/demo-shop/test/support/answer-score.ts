@@ -68,9 +68,9 @@ export function formProblems(text: string): string[] {
   return problems;
 }
 
-/** Scores one answer against its question. */
-export function score(question: Question, observed: Observed): Verdict {
-  const problems = formProblems(observed.text);
+/** Scores one answer against its question (its form too, unless `form` is false: a prompt is no answer). */
+export function score(question: Question, observed: Observed, form = true): Verdict {
+  const problems = form ? formProblems(observed.text) : [];
   const text = normal(observed.text);
   const dontKnow = normal(noAnswerReply(question.locale, true));
   for (const fact of question.facts) {

@@ -47,3 +47,21 @@ export function productFactLine(product: ProductCard, id: number, words: Compose
       : '';
   return `${plain(product.name)}: ${facts.join(', ')}.${link} [${id}]`;
 }
+
+/**
+ * A synced product's stored fields as one line of the model's source text (the chunk may be
+ * one that holds neither price nor stock): `Product: … | Price: 14.90 EUR | Stock: in stock | URL: …`.
+ */
+export function productContextLine(product: ProductCard): string {
+  const parts = [`Product: ${plain(product.name)}`];
+  if (product.price) {
+    const sale =
+      product.on_sale && product.regular_price && product.regular_price !== product.price
+        ? ` (on sale; regular price ${money(product.regular_price, product.currency)})`
+        : '';
+    parts.push(`Price: ${money(product.price, product.currency)}${sale}`);
+  }
+  parts.push(`Stock: ${product.in_stock ? 'in stock' : 'out of stock'}`);
+  if (product.url) parts.push(`URL: ${product.url.replace(/[\s<>"|]+/g, '')}`);
+  return parts.join(' | ');
+}
