@@ -56,19 +56,20 @@ export async function answerVisitor(options: {
     caller.agent.language_default,
     undefined,
   );
-  // Small talk and a request for a person need no retrieval.
+  // A request for a person needs no retrieval (small talk does: a model may answer it).
   const intent = readVisitorIntent(options.message, language);
-  const retrieved = intent
-    ? Promise.resolve([])
-    : loadAnswerSources({
-        db,
-        agent: caller.agent,
-        question: options.message,
-        features: deps.features,
-        embeddings: deps.embeddings,
-        onError: (error, what) => log.warn({ err: error }, what),
-        baseUrl: options.baseUrl,
-      });
+  const retrieved =
+    intent?.kind === 'human'
+      ? Promise.resolve([])
+      : loadAnswerSources({
+          db,
+          agent: caller.agent,
+          question: options.message,
+          features: deps.features,
+          embeddings: deps.embeddings,
+          onError: (error, what) => log.warn({ err: error }, what),
+          baseUrl: options.baseUrl,
+        });
   const [question, sources] = await Promise.all([recorded, retrieved]);
   const keys = createSecretKeyring(deps.config.appKey, deps.config.appKeyPrevious);
   const provider = providerForKey(

@@ -189,6 +189,7 @@ function sentenceCandidates(docs: readonly Doc[], terms: readonly string[]): Can
       fact(b) - fact(a) ||
       b.own.size - a.own.size ||
       a.doc.rank - b.doc.rank ||
+      a.id - b.id ||
       a.position - b.position,
   );
 }

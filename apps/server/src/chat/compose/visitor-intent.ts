@@ -76,7 +76,7 @@ const HUMAN_REQUESTS: ReadonlyArray<{ pattern: RegExp; language: string }> = [
   {
     language: 'en',
     pattern:
-      /\b(?:connect|transfer|put)\s+me\s+(?:to|with|through\s+to)\s+(?:a\s+)?(?:human|person|agent|operator)/i,
+      /\b(?:connect|transfer|put)\s+me\s+(?:to|with|through\s+to)\s+(?:an?\s+)?(?:human|person|agent|operator)/i,
   },
   {
     language: 'fr',
