@@ -17,6 +17,8 @@ export type AnswerSource = {
   fromText: boolean;
   /** The synced product behind the chunk, when it is one. */
   product: ProductCard | null;
+  /** That product's categories (none for other chunks): what kind of thing it is. */
+  categories?: readonly string[];
 };
 
 /** What a product card shows. */
@@ -41,6 +43,8 @@ const ZProductMetadata = z.object({
   on_sale: z.boolean().catch(false),
   stock_status: z.string().catch(''),
 });
+
+const ZCategories = z.object({ categories: z.array(z.string()).catch([]) }).catch({ categories: [] });
 
 /**
  * `url` made absolute against `baseUrl` when it is a path on the service (`/kb/…`); other URLs
@@ -106,6 +110,7 @@ export async function loadAnswerSources(options: {
     fromText: hit.ranks.fulltext !== undefined || hit.ranks.trigram !== undefined,
     product:
       productMetadata === null || productMetadata === undefined ? null : productCard(hit, productMetadata),
+    categories: ZCategories.parse(productMetadata ?? {}).categories,
   }));
 }
 

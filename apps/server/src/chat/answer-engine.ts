@@ -36,6 +36,12 @@ export type AnswerInput = {
    * marked `from_team`; with a model it comes first in the prompt, binding.
    */
   correction?: TCorrectionMatch | null;
+  /**
+   * With or without a model: a reply decided before retrieval (small talk, a request for a
+   * person already passed on), streamed as the answer instead of the model's, the extract or a
+   * correction.
+   */
+  fixedReply?: { text: string; answered: boolean } | null;
   emit: FrameSink;
   clock: Clock;
   signal?: AbortSignal;
@@ -71,14 +77,15 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
   let citations: TCitation[];
   let label = 'offline';
   const correction = input.correction ?? null;
+  const fixedReply = input.fixedReply ?? null;
   // The correction branch (offline): the team's answer, verbatim, before anything retrieved.
-  const fromTeam = correction !== null && input.provider === null;
+  const fromTeam = fixedReply === null && correction !== null && input.provider === null;
   if (fromTeam) {
     text = correction.answer;
     outcome = 'answered';
     streamWords(text, onToken);
     citations = [];
-  } else if (input.provider) {
+  } else if (input.provider && fixedReply === null) {
     label = input.provider.label;
     const result = await runModelTurn({
       ...input.model,
@@ -117,7 +124,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
       onToken(text);
     }
   } else {
-    const reply = input.offlineReply ?? null;
+    const reply = fixedReply ?? input.offlineReply ?? null;
     const offline = reply
       ? { text: reply.text }
       : composeOfflineAnswer({
@@ -129,6 +136,9 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
             url: source.hit.url,
             content: source.hit.content,
             fromText: source.fromText,
+            documentId: source.hit.document_id,
+            product: source.product,
+            categories: source.categories ?? [],
           })),
         });
     outcome = offline && reply?.answered !== false ? 'answered' : 'no_answer';

@@ -4,6 +4,7 @@ import { createSecretKeyring } from '../security/secret-keyring.js';
 import { activeLlmKeyRow, openActiveLlmKey } from '../services/accounts/llm-keys.js';
 import { isBotSilenced } from '../services/conversations/operator.js';
 import { correctionMatchSql, parseCorrectionMatch } from '../services/quality/correction-match.js';
+import { requestHuman } from '../services/widget/widget-actions.js';
 import { storedWidgetFeatures, type WidgetCaller } from '../services/widget/widget-caller.js';
 import { recordVisitorQuestion } from '../services/widget/widget-conversation.js';
 import { resolveLanguage } from '../services/widget/widget-language.js';
@@ -15,6 +16,8 @@ import {
 } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
 import type { ChatDeps } from './chat-deps.js';
+import { readVisitorIntent } from './compose/visitor-intent.js';
+import { fixedVisitorReply } from './compose/visitor-reply.js';
 import { providerForKey } from './llm-providers.js';
 import { offlineOrderReply } from './offline-orders.js';
 import { orderTools } from './order-tool.js';
@@ -65,15 +68,20 @@ export async function answerVisitor(options: {
     caller.agent.language_default,
     undefined,
   );
-  const retrieved = loadAnswerSources({
-    db,
-    agent: caller.agent,
-    question: options.message,
-    features: deps.features,
-    embeddings: deps.embeddings,
-    onError: (error, what) => log.warn({ err: error }, what),
-    baseUrl: options.baseUrl,
-  });
+  // A request for a person needs no retrieval (small talk does: a model may answer it).
+  const intent = readVisitorIntent(options.message, language);
+  const retrieved =
+    intent?.kind === 'human'
+      ? Promise.resolve([])
+      : loadAnswerSources({
+          db,
+          agent: caller.agent,
+          question: options.message,
+          features: deps.features,
+          embeddings: deps.embeddings,
+          onError: (error, what) => log.warn({ err: error }, what),
+          baseUrl: options.baseUrl,
+        });
   const [question, sources] = await Promise.all([recorded, retrieved]);
   const keys = createSecretKeyring(deps.config.appKey, deps.config.appKeyPrevious);
   const provider = providerForKey(
@@ -89,7 +97,7 @@ export async function answerVisitor(options: {
   const history = question.history;
   // Offline there is no model to call the order tool, so order questions are recognised here.
   const offlineReply =
-    provider === null && correction === null
+    provider === null && correction === null && intent === null
       ? await offlineOrderReply({
           deps,
           caller,
@@ -99,6 +107,13 @@ export async function answerVisitor(options: {
         })
       : null;
   const features = storedWidgetFeatures(caller.agent);
+  const fixedReply = await fixedVisitorReply({
+    intent,
+    language,
+    offline: provider === null,
+    humanAvailable: features.human,
+    requestHuman: () => requestHuman(db, caller, clock.now()),
+  });
   return answerQuestion({
     conversationId: caller.conversation.id,
     recordTurn: widgetTurnRecorder({
@@ -119,6 +134,7 @@ export async function answerVisitor(options: {
     },
     offlineReply,
     correction,
+    fixedReply,
     emit: options.emit,
     clock,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -3,6 +3,7 @@ import { answeringLabel } from '../llm/failover.js';
 import type { ChatMessage, LlmProvider, ToolCall, ToolSpec } from '../llm/llm-provider.js';
 import { assembleSystemPrompt } from '../llm/prompt.js';
 import type { AnswerContext } from './answer-context.js';
+import { productContextLine } from './compose/product-facts.js';
 import { correctionPreamble } from './correction-prompt.js';
 
 /** A tool the model may call during a turn, and how to run it (returns the text the model reads). */
@@ -46,7 +47,9 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       id: source.id,
       url: source.hit.url,
       title: source.hit.title,
-      content: source.hit.content,
+      content: source.product
+        ? `${productContextLine(source.product)}\n${source.hit.content}`
+        : source.hit.content,
     })),
     coupons: input.context.coupons,
     shopper: { verified: input.shopperVerified },

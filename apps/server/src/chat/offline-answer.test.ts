@@ -136,3 +136,106 @@ describe('composeOfflineAnswer', () => {
     assert.ok(answer.text.split('\n').length <= 4);
   });
 });
+
+describe('composeOfflineAnswer: products, markup, repeats', () => {
+  const product = (
+    id: number,
+    name: string,
+    content: string,
+    extra: Partial<OfflinePassage> = {},
+  ): OfflinePassage => ({
+    id,
+    title: name,
+    url: `https://shop.example.com/products/${id}`,
+    content: `${name}\n\n${content}`,
+    fromText: true,
+    documentId: `doc-${id}`,
+    product: {
+      name,
+      url: `https://shop.example.com/products/${id}`,
+      image_url: null,
+      price: '14.90',
+      regular_price: '14.90',
+      sale_price: null,
+      currency: 'EUR',
+      on_sale: false,
+      in_stock: true,
+    },
+    categories: ['Coffee', 'Single origin'],
+    ...extra,
+  });
+  const KENYA = product(
+    1,
+    'Kenya Nyeri 250 g',
+    'Notes of blackcurrant, grapefruit and black tea. Filter Roast.\n\n* Origin: Nyeri, Kenya\n\nPrice: 14.90 EUR\n\nStock: instock',
+  );
+  const GUIDE: OfflinePassage = {
+    id: 2,
+    title: 'How to brew with a V60',
+    url: 'https://shop.example.com/blog/v60',
+    content:
+      'How to brew with a V60\n\nThe V60 is one of our favourite ways to brew at home.\n\nThe V60 is one of our favourite ways to brew at home.\n\nWhat you need\n\n* Coffee: 15 g to 250 g of water\n * Water: 94 °C',
+    fromText: true,
+    documentId: 'doc-2',
+  };
+  const GUIDE_OVERLAP: OfflinePassage = {
+    ...GUIDE,
+    id: 3,
+    content: 'V60 is one of our favourite ways to brew at home.\n\n* Coffee: 15 g to 250 g of water',
+  };
+
+  test('a product the question names is stated from its synced fields, with its description', () => {
+    const answer = composeOfflineAnswer({
+      question: 'How much is the Kenya Nyeri?',
+      passages: [GUIDE, KENYA],
+    });
+    assert.deepEqual(answer?.text.split('\n'), [
+      'Here is what I found:',
+      'Kenya Nyeri 250 g: 14.90 EUR, in stock. [View the product](https://shop.example.com/products/1) [1]',
+      '“Notes of blackcurrant, grapefruit and black tea.” [1]',
+    ]);
+    assert.deepEqual(answer?.cited, [1]);
+  });
+
+  test('"do you sell X?" is answered by a product named or categorised X, never by one mentioning X', () => {
+    assert.equal(composeOfflineAnswer({ question: 'Do you sell tea?', passages: [KENYA, GUIDE] }), null);
+    const coffee = composeOfflineAnswer({ question: 'Do you sell single origin coffee?', passages: [KENYA] });
+    assert.match(coffee?.text ?? '', /^Here is what I found:\nKenya Nyeri 250 g: 14\.90 EUR, in stock\./);
+    assert.equal(
+      composeOfflineAnswer({ question: 'Do you sell V60 filters?', passages: [GUIDE, KENYA] }),
+      null,
+    );
+  });
+
+  test('quotes carry no markup, no heading and no repeat, even across overlapping chunks', () => {
+    const answer = composeOfflineAnswer({
+      question: 'How do I brew with a V60?',
+      passages: [GUIDE, GUIDE_OVERLAP],
+      language: 'fr',
+    });
+    assert.ok(answer);
+    const lines = answer.text.split('\n');
+    assert.equal(lines[0], "Voici ce que j'ai trouvé :");
+    const quotes = lines.slice(1).map((line) => /^“(.+)” \[\d\]$/.exec(line)?.[1] ?? line);
+    assert.deepEqual(quotes, [
+      'The V60 is one of our favourite ways to brew at home.',
+      'Coffee: 15 g to 250 g of water',
+      'Water: 94 °C',
+    ]);
+  });
+
+  test('an out-of-stock product on sale says both', () => {
+    const sold = product(4, 'Sumatra 250 g', 'Notes of cedar and spice.', {});
+    if (!sold.product) throw new Error('no product');
+    sold.product = { ...sold.product, in_stock: false, on_sale: true, price: '9.90', regular_price: '11.90' };
+    const answer = composeOfflineAnswer({
+      question: 'Is the Sumatra in stock?',
+      passages: [sold],
+      language: 'es',
+    });
+    assert.match(
+      answer?.text ?? '',
+      /Sumatra 250 g: 9\.90 EUR \(en oferta, precio normal 11\.90 EUR\), agotado\./,
+    );
+  });
+});
