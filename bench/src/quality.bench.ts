@@ -12,7 +12,7 @@
  * second, the misses, the date and the commit. Progress goes to stderr.
  *
  * Run: `npm run bench:quality` (options: `--corpus DIR`, `--golden FILE`, `--database-url URL`,
- * `--crawl-delay-ms N` (default 0), `--timeout-min N` (default 12)). Exits 2 without the corpus.
+ * `--crawl-delay-ms N` (default 0), `--timeout-min N` (default 12), `--index-only` to stop after indexing). Exits 2 without the corpus.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -40,6 +40,7 @@ const CORPUS = argument('corpus') ?? process.env.SQLITE_DOCS_DIR ?? '/usr/share/
 const GOLDEN = argument('golden') ?? join(HERE, '../golden/sqlite/sqlite-docs.jsonl');
 const DATABASE_URL = argument('database-url') ?? null;
 const CRAWL_DELAY_MS = Number(argument('crawl-delay-ms') ?? '0');
+const INDEX_ONLY = process.argv.includes('--index-only');
 const TIMEOUT_MIN = positiveIntegers(argument('timeout-min'), [12], '--timeout-min')[0] ?? 12;
 /** Hits asked per question, as the black-box runner asks. */
 const LIMIT = 10;
@@ -172,11 +173,13 @@ function ablationTable(passes: readonly Pass[], questions: readonly GoldenQuesti
 /** Refuses anything but the known `--name value` options (npm may eat a flag and leave its value). */
 function checkArguments(argv: readonly string[]): void {
   const known = ['corpus', 'golden', 'database-url', 'crawl-delay-ms', 'timeout-min'];
+  const flags = ['index-only'];
   for (let i = 0; i < argv.length; i += 1) {
     const name = (argv[i] ?? '').replace(/^--/, '').split('=')[0] ?? '';
+    if (flags.includes(name)) continue;
     if (!argv[i]?.startsWith('--') || !known.includes(name))
       throw new Error(
-        `unexpected argument ${JSON.stringify(argv[i])}; options: ${known.map((k) => `--${k}`).join(' ')}`,
+        `unexpected argument ${JSON.stringify(argv[i])}; options: ${[...known, ...flags].map((k) => `--${k}`).join(' ')}`,
       );
     if (!argv[i]?.includes('=')) i += 1;
   }
@@ -217,12 +220,27 @@ async function main(): Promise<number> {
     const agentId = idOf(
       await qs.api('POST', '/agents', { name: 'quality bench', is_published: true, language_default: 'en' }),
     );
+    // CPU time of this process (the service, its store and extraction threads, the corpus site):
+    // unlike the wall clock, hardly moved by other work on a shared machine.
+    const cpuBefore = process.cpuUsage();
     const outcome = await indexSitemap(qs, agentId, `${site.baseUrl}/sitemap.xml`, TIMEOUT_MIN * 60_000);
+    const cpuUsed = process.cpuUsage(cpuBefore);
+    const cpuSeconds = (cpuUsed.user + cpuUsed.system) / 1e6;
     progress(
       `indexed ${outcome.documents} documents (${outcome.chunks} chunks) in ${outcome.indexedSeconds.toFixed(0)} s, ` +
         `embedded by ${outcome.embeddedSeconds.toFixed(0)} s; source ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`,
     );
     if (outcome.documents === 0) throw new Error('no document was indexed');
+    if (INDEX_ONLY) {
+      console.log(
+        `Indexing (${new Date().toISOString().slice(0, 16)}Z, commit ${commitLine()}; ${store}; load average ${loadavg()[0]?.toFixed(1)}): ` +
+          `${outcome.documents} documents, ${outcome.chunks} chunks; fetched and indexed in ${outcome.indexedSeconds.toFixed(0)} s ` +
+          `(${(outcome.documents / outcome.indexedSeconds).toFixed(1)} pages/s), embedded by ${outcome.embeddedSeconds.toFixed(0)} s ` +
+          `(${(outcome.documents / outcome.embeddedSeconds).toFixed(1)} pages/s); CPU ${cpuSeconds.toFixed(0)} s ` +
+          `(${((cpuSeconds * 1000) / outcome.documents).toFixed(0)} ms per page)`,
+      );
+      return 0;
+    }
 
     progress('questions through the admin search route');
     const route = await runPass('admin search route', questions, site.baseUrl, routeSearch(qs, agentId));

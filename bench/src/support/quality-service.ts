@@ -156,8 +156,17 @@ type Counts = {
   missing: number;
 };
 
-async function counts(qs: QualityService, agentId: string, sourceId: string): Promise<Counts> {
-  const vector = qs.service.database.features.vector;
+/**
+ * The source's counts; chunks without a vector only when `withMissing` (that count scans every
+ * chunk, and polled each second it would take the embedded store's one backend from the jobs).
+ */
+async function counts(
+  qs: QualityService,
+  agentId: string,
+  sourceId: string,
+  withMissing: boolean,
+): Promise<Counts> {
+  const vector = qs.service.database.features.vector && withMissing;
   const missing = vector
     ? sql`(select count(*) from chunks c where c.agent_id = ${agentId} and not exists (
         select 1 from embeddings e where e.agent_id = c.agent_id and e.content_hash = c.content_hash))`
@@ -207,10 +216,10 @@ export async function indexSitemap(
   let lastReport = 0;
   for (;;) {
     const now = performance.now();
-    const c = await counts(qs, agentId, sourceId);
-    const fetched = c.status === 'indexed' || c.status === 'failed';
+    const c = await counts(qs, agentId, sourceId, indexedAt !== null);
+    const fetched = c.status !== 'queued' && c.status !== 'fetching';
     if (fetched && c.pending === 0 && indexedAt === null) indexedAt = now;
-    if (indexedAt !== null && c.missing === 0) {
+    if (indexedAt !== null && c.missing === 0 && c.status !== 'indexing') {
       return {
         status: c.status,
         error: c.error,
@@ -224,7 +233,7 @@ export async function indexSitemap(
       lastReport = now;
       process.stderr.write(
         `  ${Math.round((now - started) / 1000)} s: source ${c.status}, ${c.documents} documents ` +
-          `(${c.pending} pending), ${c.chunks} chunks, ${c.missing} without a vector\n`,
+          `(${c.pending} pending), ${c.chunks} chunks${indexedAt === null ? '' : `, ${c.missing} without a vector`}\n`,
       );
     }
     if (now - started > timeoutMs) throw new Error(`indexing did not finish in ${timeoutMs / 60_000} min`);

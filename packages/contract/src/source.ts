@@ -2,15 +2,37 @@ import { z } from 'zod';
 import { ZSourceCreateSql } from './sql-source.js';
 import { storable, zStorableJson, zText } from './text.js';
 
+/** Live counts of a running fetch (`progress.run`), written as the fetch goes. */
+export const ZSourceRunCounts = z.object({
+  started_at: zText(),
+  found: z
+    .number()
+    .int()
+    .describe('Pages found so far (start page, sitemap entries, links): queued or fetched'),
+  fetched: z.number().int().describe('Pages (crawl, sitemap, url) or rows (sql) stored so far'),
+  failed: z.number().int().describe('Pages that failed so far (each listed by GET /sources/{id}/failures)'),
+  skipped: z.number().int().describe('Pages skipped so far: robots.txt, non-HTML, duplicates, noindex'),
+});
+export type TSourceRunCounts = z.infer<typeof ZSourceRunCounts>;
+
 /** How far a source's content got: its documents by index state, and what its last fetch did. */
 export const ZSourceProgress = z.object({
   documents_indexed: z.number().int().describe('Documents whose chunks are written'),
   documents_pending: z.number().int().describe('Documents waiting for their index job'),
   documents_failed: z.number().int().describe('Documents whose index job gave up after its retries'),
+  chunks_total: z.number().int().describe("Chunks of the source's documents"),
+  chunks_embedded: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Chunks that have their vector under the active provider; null when vectors are off'),
+  run: ZSourceRunCounts.nullable().describe('The running fetch (status fetching); null otherwise'),
   last_run: z
     .object({
       finished_at: zText(),
+      found: z.number().int().nullable().describe('Pages found (null for fetches before this count)'),
       fetched: z.number().int().describe('Pages (crawl, sitemap, url) or rows (sql) stored'),
+      failed: z.number().int().nullable().describe('Pages that failed (null for fetches before this count)'),
       skipped: z.number().int().describe('Pages skipped: robots.txt, non-HTML, duplicates, noindex, errors'),
       removed: z.number().int().describe('Documents removed because the page or row is gone'),
       stopped_by: zText().describe('done, page_cap, row_cap, time_budget or aborted'),
@@ -49,6 +71,14 @@ export const ZSource = z.object({
 });
 export type TSource = z.infer<typeof ZSource>;
 
+/** One page a fetch could not store (`GET /sources/{id}/failures`). */
+export const ZSourceFailure = z.object({
+  url: zText(),
+  reason: zText().describe('Verbatim, e.g. "failed: https://example.com/a answered HTTP 500"'),
+  at: zText(),
+});
+export type TSourceFailure = z.infer<typeof ZSourceFailure>;
+
 /**
  * Body of `PATCH /api/v1/admin/sources/{id}`: the plugin routes' base URL of a synced site,
  * for sites whose REST prefix is not the default. http(s), no query or fragment, ends in `/`.
@@ -86,6 +116,31 @@ export const CRAWL_DEFAULT_PAGES = 200;
 export const CRAWL_MAX_DEPTH = 10;
 export const CRAWL_DEFAULT_DEPTH = 3;
 
+/** Longest least delay between two requests a source may ask for, in ms. */
+export const CRAWL_MAX_DELAY_MS = 60_000;
+/** Most requests in flight a source may ask for. */
+export const CRAWL_MAX_CONCURRENCY = 8;
+
+/** Per-source crawl politeness; absent means the service's default for the host. */
+function crawlPoliteness() {
+  return {
+    crawl_delay_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(CRAWL_MAX_DELAY_MS)
+      .optional()
+      .describe('Least ms between two requests to the site (robots.txt Crawl-delay may raise it)'),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(CRAWL_MAX_CONCURRENCY)
+      .optional()
+      .describe('Requests in flight at once'),
+  };
+}
+
 const ZHttpUrl = storable(z.url({ protocol: /^https?$/ }).max(2048));
 
 /** A site, crawled breadth-first from a start URL through the crawl-safety guard. */
@@ -95,6 +150,7 @@ export const ZSourceCreateCrawl = z.strictObject({
   url: ZHttpUrl.describe('Start page; only pages of its origin (scheme, host, port) are followed'),
   max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
   max_depth: z.number().int().min(0).max(CRAWL_MAX_DEPTH).default(CRAWL_DEFAULT_DEPTH),
+  ...crawlPoliteness(),
 });
 
 /** The pages a sitemap (or sitemap index) lists, on the sitemap's own origin. */
@@ -103,6 +159,7 @@ export const ZSourceCreateSitemap = z.strictObject({
   name: zText().trim().max(200).optional(),
   url: ZHttpUrl.describe('URL of sitemap.xml (urlset or sitemap index; gzip accepted)'),
   max_pages: z.number().int().min(1).max(CRAWL_MAX_PAGES).default(CRAWL_DEFAULT_PAGES),
+  ...crawlPoliteness(),
 });
 
 /** Body of `POST /api/v1/admin/agents/{id}/sources`: a text, url, crawl, sitemap or sql source. */

@@ -112,6 +112,12 @@ export function SourceTable(props: {
   );
 }
 
+/** Percent of the source's chunks with a vector (rounded down, so 100 means all); null without vectors or chunks. */
+function embeddedShare(progress: TSource['progress']): number | null {
+  if (progress.chunks_embedded === null || progress.chunks_total === 0) return null;
+  return Math.floor((progress.chunks_embedded / progress.chunks_total) * 100);
+}
+
 function SourceRow(props: {
   source: TSource;
   isPending: boolean;
@@ -152,7 +158,12 @@ function SourceRow(props: {
         ) : null}
       </td>
       <td data-label="Pages">
-        {fetched && run ? (
+        {progress.run ? (
+          <span>
+            fetched {progress.run.fetched} of ~{Math.max(progress.run.found, progress.run.fetched)}
+            {progress.run.failed > 0 ? `, ${progress.run.failed} failed` : ''}
+          </span>
+        ) : fetched && run ? (
           <span>
             {run.fetched} read{run.skipped > 0 ? `, ${run.skipped} skipped` : ''}
             {run.removed > 0 ? `, ${run.removed} removed` : ''}
@@ -166,6 +177,9 @@ function SourceRow(props: {
       <td data-label="Documents">
         {progress.documents_indexed} of {source.document_count} indexed
         {progress.documents_failed > 0 ? `, ${progress.documents_failed} failed` : ''}
+        {embeddedShare(progress) !== null ? (
+          <span class="muted"> · embedded {embeddedShare(progress)} %</span>
+        ) : null}
       </td>
       <td data-label="Last sync">
         {fetched || source.last_synced_at ? (

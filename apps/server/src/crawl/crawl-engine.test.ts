@@ -120,3 +120,66 @@ describe('crawl engine: the budget timer and the clock', () => {
     );
   });
 });
+
+describe('crawl engine: live counts and every failure', () => {
+  test('found, fetched, failed and skipped are told after each page, and each failure with its reason', async () => {
+    // /p/0 links to /p/1 … /p/5; /p/2 and /p/4 answer 500, /p/5 is a PDF.
+    const fetchPage = (url: string): Promise<SafeFetchResult> => {
+      const index = Number(/\/p\/(\d+)$/.exec(url)?.[1] ?? Number.NaN);
+      if (index === 2 || index === 4)
+        return Promise.resolve({
+          ok: true,
+          status: 500,
+          url,
+          headers: {},
+          body: Buffer.from('no'),
+          contentType: 'text/plain',
+        });
+      const links =
+        index === 0
+          ? [1, 2, 3, 4].map((i) => `<a href="/p/${i}">${i}</a>`).join('') + '<a href="/p/5.pdf">pdf</a>'
+          : '';
+      const body = `<html><head><title>Page ${index}</title></head><body><main><p>Words of page ${index}.</p>${links}</main></body></html>`;
+      return Promise.resolve({
+        ok: true,
+        status: 200,
+        url,
+        headers: {},
+        body: Buffer.from(body),
+        contentType: 'text/html',
+      });
+    };
+    const failures: { url: string; reason: string }[] = [];
+    const counts: { found: number; fetched: number; failed: number; skipped: number }[] = [];
+    const engine = createCrawlEngine({
+      origin: ORIGIN,
+      robots: parseRobots(`${ORIGIN}/robots.txt`, ''),
+      fetchPage,
+      readPage: async (html, url) => readHtmlPage(html, url),
+      onPage: async () => {},
+      onFailure: (failure) => failures.push(failure),
+      onProgress: (next) => counts.push(next),
+      maxPages: 10,
+      maxDepth: 10,
+      concurrency: 1,
+      delayMs: 0,
+      deadline: Number.POSITIVE_INFINITY,
+      now: () => 0,
+      signal: undefined,
+    });
+    engine.enqueue(`${ORIGIN}/p/0`, 0);
+    const summary = await engine.run();
+
+    assert.deepEqual(failures, [
+      { url: `${ORIGIN}/p/2`, reason: `failed: ${ORIGIN}/p/2 answered HTTP 500` },
+      { url: `${ORIGIN}/p/4`, reason: `failed: ${ORIGIN}/p/4 answered HTTP 500` },
+    ]);
+    assert.equal(counts.length, 5, 'one report per handled page');
+    // After /p/0: it is handled and 4 pages are queued (the PDF is skipped without a request).
+    assert.deepEqual(counts[0], { found: 5, fetched: 1, failed: 0, skipped: 1 });
+    assert.deepEqual(counts.at(-1), { found: 5, fetched: 3, failed: 2, skipped: 1 });
+    assert.equal(summary.found, 5);
+    assert.equal(summary.pages, 3);
+    assert.equal(summary.skipped.errors, 2);
+  });
+});

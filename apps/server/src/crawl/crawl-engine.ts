@@ -19,8 +19,13 @@ export type ReadPage = (html: string, url: string) => Promise<HtmlPage>;
 /** Why a crawl ended. */
 export type CrawlStop = 'done' | 'page_cap' | 'time_budget' | 'aborted';
 
+/** How far a crawl is: URLs found (handled, in flight or queued), pages emitted, failed, skipped. */
+export type CrawlCounts = { found: number; fetched: number; failed: number; skipped: number };
+
 /** What a crawl did: pages emitted, URLs skipped by cause, the first failures, and why it stopped. */
 export type CrawlSummary = {
+  /** URLs found: handled, or still queued when the crawl stopped. */
+  found: number;
   pages: number;
   skipped: { robots: number; nonHtml: number; errors: number; duplicates: number; noindex: number };
   /** The first `MAX_REPORTED_FAILURES` failures, with the fetcher's reason verbatim. */
@@ -38,6 +43,10 @@ export type EngineConfig = {
   fetchPage: FetchPage;
   readPage: ReadPage;
   onPage: (page: CrawledPage) => Promise<void>;
+  /** Told of every failed page (the summary lists only the first ones). */
+  onFailure?: ((failure: { url: string; reason: string }) => void) | undefined;
+  /** Told the counts after every handled page. */
+  onProgress?: ((counts: CrawlCounts) => void) | undefined;
   maxPages: number;
   maxDepth: number;
   concurrency: number;
@@ -59,6 +68,8 @@ export type CrawlEngine = {
   fetchHtml(url: string): Promise<{ result: SafeFetchResult; nonHtml: boolean }>;
   /** Emits, skips or follows one fetched page (its URL counts as seen from then on). */
   handle(item: Item, result: SafeFetchResult, nonHtml: boolean): Promise<void>;
+  /** The counts so far. */
+  counts(): CrawlCounts;
   /** Why the crawl must stop now (abort or time budget), if it must. */
   interruption(): CrawlStop | undefined;
   /** Runs the queue to its end or a limit; resolves when the last in-flight page is handled. */
@@ -72,12 +83,26 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
   const emitted = new Set<string>();
   const hashes = new Set<string>();
   const summary: CrawlSummary = {
+    found: 0,
     pages: 0,
     skipped: { robots: 0, nonHtml: 0, errors: 0, duplicates: 0, noindex: 0 },
     failures: [],
     stoppedBy: 'done',
   };
   let nextRequestAt = 0;
+  let handled = 0;
+  /** Items taken from the queue and not handled yet. */
+  const flying = new Set<Item>();
+
+  const counts = (): CrawlCounts => {
+    const { robots, nonHtml, errors, duplicates, noindex } = summary.skipped;
+    return {
+      found: handled + flying.size + queue.length,
+      fetched: summary.pages,
+      failed: errors,
+      skipped: robots + nonHtml + duplicates + noindex,
+    };
+  };
 
   const interruption = (): CrawlStop | undefined => {
     if (config.signal?.aborted) return 'aborted';
@@ -87,6 +112,7 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
   const fail = (url: string, reason: string): void => {
     summary.skipped.errors += 1;
     if (summary.failures.length < MAX_REPORTED_FAILURES) summary.failures.push({ url, reason });
+    config.onFailure?.({ url, reason });
   };
 
   /** Waits for this request's slot: requests to the site start at least `delayMs` apart. */
@@ -125,6 +151,16 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
   };
 
   const handle = async (item: Item, result: SafeFetchResult, nonHtml: boolean): Promise<void> => {
+    try {
+      await handleItem(item, result, nonHtml);
+    } finally {
+      flying.delete(item);
+      handled += 1;
+      config.onProgress?.(counts());
+    }
+  };
+
+  const handleItem = async (item: Item, result: SafeFetchResult, nonHtml: boolean): Promise<void> => {
     seen.add(item.url);
     if (!result.ok) {
       if (nonHtml) summary.skipped.nonHtml += 1;
@@ -208,6 +244,7 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
         while (active.size < config.concurrency && summary.pages + active.size < config.maxPages) {
           const item = queue.shift();
           if (item === undefined) break;
+          flying.add(item);
           const task: Promise<void> = fetchHtml(item.url)
             .then(({ result, nonHtml }) =>
               interruption() === undefined ? handle(item, result, nonHtml) : undefined,
@@ -215,7 +252,10 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
             .catch((error: unknown) => {
               failure ??= { error };
             })
-            .finally(() => active.delete(task));
+            .finally(() => {
+              flying.delete(item);
+              active.delete(task);
+            });
           active.add(task);
         }
         if (active.size === 0) break;
@@ -232,8 +272,9 @@ export function createCrawlEngine(config: EngineConfig): CrawlEngine {
     // onPage failing (the caller could not store a page) ends the crawl with its error.
     if (failure !== undefined) throw failure.error;
     summary.stoppedBy = stop ?? (queue.length > 0 ? 'page_cap' : 'done');
+    summary.found = counts().found;
     return summary;
   };
 
-  return { enqueue, fetch, fetchHtml, handle, interruption, run };
+  return { enqueue, fetch, fetchHtml, handle, counts, interruption, run };
 }

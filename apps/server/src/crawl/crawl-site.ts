@@ -1,11 +1,17 @@
-import { type CrawlEngine, type CrawledPage, type CrawlSummary, createCrawlEngine } from './crawl-engine.js';
+import {
+  type CrawlCounts,
+  type CrawlEngine,
+  type CrawledPage,
+  type CrawlSummary,
+  createCrawlEngine,
+} from './crawl-engine.js';
 import type { CrawlReader } from './crawl-reader.js';
 import { normalizeUrl, originOf } from './crawl-url.js';
 import type { FetchPage } from './fetch-page.js';
 import { fetchRobots, type RobotsRules } from './robots.js';
 import { collectSitemapUrls } from './sitemap.js';
 
-export type { CrawledPage, CrawlStop, CrawlSummary } from './crawl-engine.js';
+export type { CrawlCounts, CrawledPage, CrawlStop, CrawlSummary } from './crawl-engine.js';
 export type { CrawlReader } from './crawl-reader.js';
 
 /** Options of `crawlSite` and `crawlSitemap`; every limit has a default and a ceiling. */
@@ -16,6 +22,10 @@ export type CrawlOptions = {
   reader: CrawlReader;
   /** Called once per emitted page; a throw ends the crawl and rejects with it. */
   onPage: (page: CrawledPage) => Promise<void>;
+  /** Called once per failed page, with the reason (synchronously: buffer, do not wait). */
+  onFailure?: (failure: { url: string; reason: string }) => void;
+  /** Called with the counts after every handled page (synchronously: buffer, do not wait). */
+  onProgress?: (counts: CrawlCounts) => void;
   /** Pages emitted at most; default 200, clamped to 1..2000. */
   maxPages?: number;
   /** Link hops from the start URL (sitemap URLs count as 1); default 3, clamped to 0..10. */
@@ -121,6 +131,8 @@ async function openSite(url: string, options: CrawlOptions, startedAt: number): 
     fetchPage: options.fetchPage,
     readPage: options.reader.readPage,
     onPage: options.onPage,
+    onFailure: options.onFailure,
+    onProgress: options.onProgress,
     ...limits,
     concurrency: clamp(options.concurrency ?? 2, 1, 8),
     delayMs: Math.max(options.minDelayMs ?? 250, crawlDelayMs),

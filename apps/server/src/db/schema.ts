@@ -113,7 +113,7 @@ export type SourcesTable = {
   status: Generated<string>;
   error: string | null;
   config: ColumnType<Record<string, unknown>, string | undefined, string>;
-  /** `{ last_run: … }`: what the last fetch of the source did. */
+  /** `{ last_run: …, run: … }`: what the last fetch of the source did, and the running one's counts. */
   progress: ColumnType<Record<string, unknown>, string | undefined, string>;
   site_url: string | null;
   plugin_version: string | null;
@@ -201,6 +201,15 @@ export type KbArticlesTable = {
   updated_at: UpdatedAt;
 };
 
+/** A page a fetch of its source could not store, with the reason (migration 0017). */
+export type SourceFailuresTable = {
+  id: string;
+  source_id: string;
+  url: string;
+  reason: string;
+  at: CreatedAt;
+};
+
 export type SchemaMigrationsTable = {
   version: number;
   name: string;
@@ -220,6 +229,7 @@ export type DB = ConversationTables & {
   sources: SourcesTable;
   documents: DocumentsTable;
   full_sync_runs: FullSyncRunsTable;
+  source_failures: SourceFailuresTable;
   chunks: ChunksTable;
   embeddings: EmbeddingsTable;
   agent_words: AgentWordsTable;

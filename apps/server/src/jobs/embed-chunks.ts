@@ -114,15 +114,35 @@ async function embedAgentChunks(
   log.debug({ agentId, embedded, removed: Number(removed.numAffectedRows ?? 0) }, 'chunks embedded');
 }
 
-/** Queues an agent's embedding run (inside the caller's transaction when given one). */
+/**
+ * How long an embedding run queued by an index job waits, so the documents indexed meanwhile
+ * join it: a crawl's index jobs then make a run every second or so, each embedding hundreds of
+ * chunks, instead of one small run per document (each run ends with a scan of the agent's
+ * chunks and settles its sources).
+ */
+export const EMBED_GATHER_SECONDS = 1;
+
+/**
+ * Queues an agent's embedding run (inside the caller's transaction when given one), due after
+ * `gatherSeconds` (default: at once).
+ */
 export async function queueEmbedding(
   queue: JobQueue,
   embeddings: EmbeddingProvider | null | undefined,
   agentId: string,
   db?: Queryable,
+  gatherSeconds = 0,
 ): Promise<void> {
   if (!embeddings) return;
-  await queue.send(embedChunksJob, { agentId }, { key: agentId, ...(db ? { db } : {}) });
+  await queue.send(
+    embedChunksJob,
+    { agentId },
+    {
+      key: agentId,
+      ...(db ? { db } : {}),
+      ...(gatherSeconds > 0 ? { startAfterSeconds: gatherSeconds } : {}),
+    },
+  );
 }
 
 /**

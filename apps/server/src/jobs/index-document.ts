@@ -7,7 +7,7 @@ import { INDEX_RETRY_LIMIT, indexDocumentSpec } from '../queue/job-specs.js';
 import { textSearchConfig } from '../retrieval/text-search-config.js';
 import { recordVocabulary } from '../retrieval/vocabulary.js';
 import { settleSources } from '../services/knowledge/source-run.js';
-import { queueEmbedding } from './embed-chunks.js';
+import { EMBED_GATHER_SECONDS, queueEmbedding } from './embed-chunks.js';
 import { CHUNK_WRITE_BATCH, type ChunkTarget, writeChunks } from './index-document/write-chunks.js';
 
 /**
@@ -184,6 +184,6 @@ async function finishDocument(
     .where('id', '=', doc.id)
     .execute();
   // Vectors are computed by a per-agent run outside this transaction (the provider may be remote).
-  if (chunks > 0 && queue) await queueEmbedding(queue, embeddings, doc.agent_id, trx);
+  if (chunks > 0 && queue) await queueEmbedding(queue, embeddings, doc.agent_id, trx, EMBED_GATHER_SECONDS);
   log.debug({ documentId: doc.id, chunks }, 'document indexed');
 }

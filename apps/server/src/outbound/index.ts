@@ -5,6 +5,7 @@ export { type ConnectHook, type ConnectTarget, pinnedConnector, pinnedLookup } f
 export { DEFAULT_MAX_BYTES, type SafeFetchOptions, type SafeFetchResult, safeFetch } from './safe-fetch.js';
 export {
   checkUrl,
+  isAllowListed,
   isBlockedName,
   type Resolve,
   systemResolve,

@@ -89,6 +89,20 @@ export function isBlockedName(name: string): boolean {
   return BLOCKED_SUFFIXES.some((suffix) => name.endsWith(suffix));
 }
 
+/**
+ * True when the URL's host is listed in SAFE_URL_ALLOW (as `host` or `host:port`, the way
+ * {@link checkUrl} matches it); false for an invalid URL.
+ */
+export function isAllowListed(rawUrl: string, allow: readonly string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return false;
+  }
+  return isAllowed(url, bareHost(url.hostname), allow);
+}
+
 function isAllowed(url: URL, host: string, allow: readonly string[]): boolean {
   if (allow.length === 0) return false;
   const port = url.port !== '' ? url.port : (DEFAULT_PORTS[url.protocol] ?? '');

@@ -174,17 +174,19 @@ export class JobQueue {
 
   /**
    * Enqueues a job after validating its payload. With `key`, repeats collapse per the job's
-   * policy. Returns the job id, or null when an equal job was already waiting.
+   * policy; `startAfterSeconds` makes it due that much later (repeats sent meanwhile collapse
+   * into it). Returns the job id, or null when an equal job was already waiting.
    */
   async send<T>(
     definition: JobSpec<T>,
     payload: T,
-    options: { key?: string; db?: Queryable } = {},
+    options: { key?: string; db?: Queryable; startAfterSeconds?: number } = {},
   ): Promise<string | null> {
     if (!this.definitions.has(definition.name)) throw new Error(`job ${definition.name} is not registered`);
     const data = definition.payload.parse(payload);
     return this.boss.send(definition.name, data as object, {
       ...(options.key ? { singletonKey: options.key } : {}),
+      ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
       ...within(options.db ?? this.sendDb),
     });
   }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { decodeHtml } from '../../crawl/fetch-page.js';
 import { CRAWLER_USER_AGENT } from '../../crawl/robots.js';
 import { PageReadError } from '../../extraction/extraction-pool.js';
@@ -59,7 +60,12 @@ export const fetchSourceJob = defineJob({
     // Only a source this fetch left waiting or half-done: one failed already keeps its reason.
     const failed = await db
       .updateTable('sources')
-      .set({ status: 'failed', error: `failed: the fetch ${reason}`, updated_at: clock.now() })
+      .set({
+        status: 'failed',
+        error: `failed: the fetch ${reason}`,
+        updated_at: clock.now(),
+        progress: sql<string>`progress - 'run'`,
+      })
       .where('id', '=', sourceId)
       .where('status', 'in', ['queued', 'fetching'])
       .executeTakeFirst();
@@ -191,7 +197,7 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
       trx,
       context.clock,
       sourceId,
-      { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] },
+      { found: 1, fetched: 1, failed: 0, skipped: 0, removed, stopped_by: 'done', failures: [] },
       context.embeddings?.key,
     );
   });

@@ -102,6 +102,8 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
       context.clock,
       source.id,
       {
+        found: result.rows.length,
+        failed: 0,
         fetched: drafts.length,
         skipped: result.rows.length - drafts.length,
         removed,

@@ -3,6 +3,7 @@ import {
   type TSourceCreate,
   type TSourceProgress,
   ZSourceProgress,
+  ZSourceRunCounts,
 } from '@service/contract';
 import { sealSqlPassword } from '../../sql-source/sql-password.js';
 
@@ -32,9 +33,9 @@ export function storedConfig(
     case 'url':
       return { url: input.url };
     case 'crawl':
-      return { url: input.url, max_pages: input.max_pages, max_depth: input.max_depth };
+      return { url: input.url, max_pages: input.max_pages, max_depth: input.max_depth, ...politeness(input) };
     case 'sitemap':
-      return { url: input.url, max_pages: input.max_pages };
+      return { url: input.url, max_pages: input.max_pages, ...politeness(input) };
     case 'sql': {
       const { type: _type, name: _name, password, ...settings } = input;
       return {
@@ -44,6 +45,14 @@ export function storedConfig(
       };
     }
   }
+}
+
+/** A crawl's own pacing, only where the admin set it (absent: the service's default for the host). */
+function politeness(input: { crawl_delay_ms?: number | undefined; concurrency?: number | undefined }) {
+  return {
+    ...(input.crawl_delay_ms !== undefined ? { crawl_delay_ms: input.crawl_delay_ms } : {}),
+    ...(input.concurrency !== undefined ? { concurrency: input.concurrency } : {}),
+  };
 }
 
 /** What the audit log records of a new source (never a password). */
@@ -61,8 +70,8 @@ export function auditDetails(input: TSourceCreate): Record<string, unknown> {
 /** Settings shown per source type; anything else in `config` (sealed secrets, coupons) stays hidden. */
 const PUBLIC_CONFIG_KEYS: Readonly<Record<string, readonly string[]>> = {
   url: ['url'],
-  crawl: ['url', 'max_pages', 'max_depth'],
-  sitemap: ['url', 'max_pages'],
+  crawl: ['url', 'max_pages', 'max_depth', 'crawl_delay_ms', 'concurrency'],
+  sitemap: ['url', 'max_pages', 'crawl_delay_ms', 'concurrency'],
   sql: [
     'engine',
     'host',
@@ -96,8 +105,21 @@ export function publicConfig(type: string, config: Record<string, unknown>): Rec
   return shown;
 }
 
-/** The stored `progress.last_run`, if it has the documented shape. */
+/**
+ * The stored `progress.last_run`, if it has the documented shape (a run recorded before `found`
+ * and `failed` were counted shows them as null).
+ */
 export function lastRun(progress: Record<string, unknown>): TSourceProgress['last_run'] {
-  const parsed = ZSourceProgress.shape.last_run.safeParse(progress.last_run ?? null);
+  const stored = progress.last_run;
+  const filled =
+    typeof stored === 'object' && stored !== null ? { found: null, failed: null, ...stored } : null;
+  const parsed = ZSourceProgress.shape.last_run.safeParse(filled);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The running fetch's live counts (`progress.run`), shown only while the source is `fetching`. */
+export function runCounts(status: string, progress: Record<string, unknown>): TSourceProgress['run'] {
+  if (status !== 'fetching') return null;
+  const parsed = ZSourceRunCounts.safeParse(progress.run ?? null);
   return parsed.success ? parsed.data : null;
 }

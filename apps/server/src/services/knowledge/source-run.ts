@@ -1,8 +1,9 @@
-import type { TSourceProgress } from '@service/contract';
+import type { TSourceProgress, TSourceRunCounts } from '@service/contract';
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
+import { clearFailures, type PageFailure, recordFailures } from './source-failures.js';
 
 /** The source columns a fetch needs. */
 export type SourceRef = Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id' | 'type' | 'config'>;
@@ -10,23 +11,69 @@ export type SourceRef = Pick<SourceRow, 'id' | 'workspace_id' | 'agent_id' | 'ty
 /** What one fetch of a source did, as `progress.last_run` shows it. */
 export type RunSummary = Omit<NonNullable<TSourceProgress['last_run']>, 'finished_at'>;
 
+/** A running fetch's counts, without its start time. */
+export type RunCounts = Omit<TSourceRunCounts, 'started_at'>;
+
 /**
- * Marks a source as being fetched (`fetching`). Index jobs finishing meanwhile never settle a
+ * Marks a source as being fetched (`fetching`), with zero live counts (`progress.run`), and
+ * forgets the failed pages of earlier fetches. Index jobs finishing meanwhile never settle a
  * `fetching` source: only the end of the fetch ({@link finishRun}) hands it to `indexing`.
  */
 export async function startRun(db: Queryable, clock: Clock, sourceId: string): Promise<void> {
+  const now = clock.now();
+  const run: TSourceRunCounts = {
+    started_at: now.toISOString(),
+    found: 0,
+    fetched: 0,
+    failed: 0,
+    skipped: 0,
+  };
   await db
     .updateTable('sources')
-    .set({ status: 'fetching', updated_at: clock.now() })
+    .set({
+      status: 'fetching',
+      updated_at: now,
+      progress: sql<string>`jsonb_set(progress, '{run}', ${JSON.stringify(run)}::jsonb)`,
+    })
     .where('id', '=', sourceId)
     .execute();
+  await clearFailures(db, sourceId);
+}
+
+/**
+ * Records how far the running fetch is (`progress.run`, kept only while the source is
+ * `fetching`) and the pages that failed since the last call.
+ */
+export async function recordRunProgress(
+  db: Queryable,
+  clock: Clock,
+  sourceId: string,
+  counts: RunCounts,
+  failures: readonly PageFailure[],
+): Promise<void> {
+  const update = sql`jsonb_build_object('found', ${counts.found}::int, 'fetched', ${counts.fetched}::int,
+    'failed', ${counts.failed}::int, 'skipped', ${counts.skipped}::int)`;
+  await db
+    .updateTable('sources')
+    .set({
+      progress: sql<string>`jsonb_set(progress, '{run}', coalesce(progress->'run', '{}') || ${update})`,
+    })
+    .where('id', '=', sourceId)
+    .where('status', '=', 'fetching')
+    .execute();
+  await recordFailures(db, sourceId, failures, clock.now());
 }
 
 /** Marks the source failed with the reason, verbatim; documents from earlier fetches stay. */
 export async function failRun(db: Queryable, clock: Clock, sourceId: string, reason: string): Promise<void> {
   await db
     .updateTable('sources')
-    .set({ status: 'failed', error: reason, updated_at: clock.now() })
+    .set({
+      status: 'failed',
+      error: reason,
+      updated_at: clock.now(),
+      progress: sql<string>`progress - 'run'`,
+    })
     .where('id', '=', sourceId)
     .execute();
 }
@@ -188,7 +235,9 @@ async function settleLocked(
     ) n
     where s.id = n.id
       and s.status = 'indexing'
-      and n.pending = 0
-      and not (${vectorsMissing})`.execute(db);
+      -- In a CASE the vector check runs only once nothing is pending: a bare NOT EXISTS here
+      -- is planned as an anti-join over all the source's chunks on every call (measured: most
+      -- of the embedded store's time while a large source was indexed).
+      and case when n.pending = 0 then not (${vectorsMissing}) else false end`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }

@@ -2,20 +2,20 @@ import type { TSource, TSourceCreate, TSourceUpdate } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
-import type { DB, SourceRow } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors/app-error.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { fetchSourceSpec, indexDocumentSpec } from '../../queue/job-specs.js';
 import { newId } from '../../security/ids.js';
 import { validateSelect } from '../../sql-source/validate-select.js';
 import { recordAudit } from '../audit.js';
-import { iso, type TenantScope } from '../context.js';
+import type { TenantScope } from '../context.js';
 import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { requireAgent } from '../require-agent.js';
 import { forgetWidgetAgents } from '../widget/widget-agent-cache.js';
 import { storeSourceDocument } from './documents.js';
 import { KB_SOURCE_TYPE, type KbIndexing, syncKbForAgent } from './kb-index.js';
-import { auditDetails, defaultName, lastRun, publicConfig, storedConfig } from './source-config.js';
+import { auditDetails, defaultName, storedConfig } from './source-config.js';
+import { type SourceView, toSource, withCounts } from './source-view.js';
 
 /**
  * A page of an agent's sources, oldest first; keyset on the id over `sources (workspace_id,
@@ -23,38 +23,35 @@ import { auditDetails, defaultName, lastRun, publicConfig, storedConfig } from '
  * another agent's cursor is a 422.
  */
 export async function listAgentSources(
-  scope: Pick<TenantScope, 'db' | 'workspaceId'>,
+  scope: SourceView,
   agentId: string,
   page: PageRequest,
 ): Promise<Page<TSource>> {
   await requireAgent(scope.db, scope.workspaceId, agentId);
   const binding = { list: `sources:${page.order}`, workspaceId: scope.workspaceId, parentId: agentId };
   const after = pageStart(page, binding);
-  let query = withCounts(scope.db)
+  let query = withCounts(scope.db, scope.embeddingsKey ?? null)
     .where('sources.workspace_id', '=', scope.workspaceId)
     .where('sources.agent_id', '=', agentId)
     .orderBy('sources.id', page.order)
     .limit(page.limit + 1);
   if (after !== undefined) query = query.where('sources.id', afterOperator(page), after);
-  return pageOf(await query.execute(), page, binding, toSource);
+  return pageOf(await query.execute(), page, binding, (row) => toSource(row, scope.embeddingsKey ?? null));
 }
 
 /** Reads one source of the workspace. */
-export async function getSource(
-  scope: Pick<TenantScope, 'db' | 'workspaceId'>,
-  sourceId: string,
-): Promise<TSource> {
-  const row = await withCounts(scope.db)
+export async function getSource(scope: SourceView, sourceId: string): Promise<TSource> {
+  const row = await withCounts(scope.db, scope.embeddingsKey ?? null)
     .where('sources.workspace_id', '=', scope.workspaceId)
     .where('sources.id', '=', sourceId)
     .executeTakeFirst();
   if (!row) throw notFound();
-  return toSource(row);
+  return toSource(row, scope.embeddingsKey ?? null);
 }
 
 /** Changes a synced site's `plugin_base` (only sources a site plugin created have one). Audited. */
 export async function updateSource(
-  scope: TenantScope,
+  scope: TenantScope & Pick<SourceView, 'embeddingsKey'>,
   sourceId: string,
   input: TSourceUpdate,
 ): Promise<TSource> {
@@ -107,7 +104,7 @@ const STORED_TYPES: ReadonlySet<string> = new Set(['text', 'upload']);
  * the job exists exactly when the source commits.
  */
 export async function createSource(
-  scope: TenantScope & { queue: JobQueue; appKey: Buffer },
+  scope: TenantScope & Pick<SourceView, 'embeddingsKey'> & { queue: JobQueue; appKey: Buffer },
   agentId: string,
   input: TSourceCreate,
 ): Promise<TSource> {
@@ -271,70 +268,4 @@ async function queueStaleDocuments(
     { db: trx },
   );
   return stale.length;
-}
-
-function withCounts(db: Queryable | Kysely<DB>) {
-  return db
-    .selectFrom('sources')
-    .selectAll('sources')
-    .select((eb) => [
-      eb
-        .selectFrom('documents')
-        .select(eb.fn.countAll<string>().as('n'))
-        .whereRef('documents.source_id', '=', 'sources.id')
-        .as('document_count'),
-      eb
-        .selectFrom('documents')
-        .select(eb.fn.countAll<string>().as('n'))
-        .whereRef('documents.source_id', '=', 'sources.id')
-        .where('documents.index_status', '=', 'indexed')
-        .as('indexed_count'),
-      eb
-        .selectFrom('documents')
-        .select(eb.fn.countAll<string>().as('n'))
-        .whereRef('documents.source_id', '=', 'sources.id')
-        .where('documents.index_status', '=', 'failed')
-        .as('failed_count'),
-      sql<
-        number | null
-      >`jsonb_array_length(case when jsonb_typeof(sources.config->'coupons') = 'array' then sources.config->'coupons' end)`.as(
-        'coupon_count',
-      ),
-    ]);
-}
-
-type SourceWithCounts = SourceRow & {
-  document_count: string | null;
-  indexed_count: string | null;
-  failed_count: string | null;
-  coupon_count: number | null;
-};
-
-function toSource(row: SourceWithCounts): TSource {
-  const documents = Number(row.document_count ?? 0);
-  const indexed = Number(row.indexed_count ?? 0);
-  const failed = Number(row.failed_count ?? 0);
-  return {
-    id: row.id,
-    agent_id: row.agent_id,
-    type: row.type,
-    name: row.name,
-    status: row.status,
-    error: row.error,
-    site_url: row.site_url,
-    plugin_version: row.plugin_version,
-    plugin_base: row.plugin_base,
-    last_synced_at: iso(row.last_synced_at),
-    document_count: documents,
-    coupon_count: row.coupon_count,
-    config: publicConfig(row.type, row.config),
-    progress: {
-      documents_indexed: indexed,
-      documents_pending: documents - indexed - failed,
-      documents_failed: failed,
-      last_run: lastRun(row.progress),
-    },
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
 }

@@ -110,7 +110,7 @@ async function prepareUpload(
  * audit record is written in one transaction. Returns the sources in upload order.
  */
 export async function uploadFiles(
-  scope: TenantScope & { queue: JobQueue },
+  scope: TenantScope & { queue: JobQueue; embeddingsKey?: string | null },
   agentId: string,
   files: AsyncIterable<IncomingUpload>,
 ): Promise<TSource[]> {

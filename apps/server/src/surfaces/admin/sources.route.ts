@@ -5,13 +5,17 @@ import {
   ZSource,
   ZSourceCreate,
   ZSourceCreateSql,
+  ZSourceFailure,
   ZSourceUpdate,
   ZSqlTestResult,
 } from '@service/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { SOURCE_CREATE_BODY_LIMIT } from '../../http/body-limits.js';
+import { listSourceFailures } from '../../services/knowledge/source-failures.js';
+import type { SourceView } from '../../services/knowledge/source-view.js';
 import {
   createSource,
   deleteSource,
@@ -26,6 +30,11 @@ import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema
 import { pageBody, pageRequestOf } from './list-page.js';
 
 const tags = ['admin: sources'];
+
+/** The admin's scope with the active embedding provider's key, for a source's chunk counts. */
+function viewScope(deps: AppDeps, request: FastifyRequest) {
+  return { ...adminScope(deps, request), embeddingsKey: deps.embeddings?.key ?? null } satisfies SourceView;
+}
 
 /** `/api/v1/admin/agents/{id}/sources` and `/api/v1/admin/sources/{id}`. */
 export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
@@ -45,7 +54,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) =>
         pageBody(
           await listAgentSources(
-            adminScope(deps, request),
+            viewScope(deps, request),
             request.params.id,
             pageRequestOf(deps, request.query),
           ),
@@ -64,8 +73,33 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await getSource(adminScope(deps, request), request.params.id),
+        data: await getSource(viewScope(deps, request), request.params.id),
       }),
+    );
+
+    app.get(
+      '/sources/:id/failures',
+      {
+        schema: {
+          tags,
+          summary: 'List the pages the last fetch of a source could not store, a page at a time',
+          description:
+            'Each failed page of the running fetch (or of the last one) with the reason verbatim, in ' +
+            'the order they failed. A fetch clears the list when it starts.',
+          security: bearerSecurity,
+          params: ZIdParams,
+          querystring: ZListQuery,
+          response: { 200: listPage(ZSourceFailure), ...recordErrorResponses },
+        },
+      },
+      async (request) =>
+        pageBody(
+          await listSourceFailures(
+            adminScope(deps, request),
+            request.params.id,
+            pageRequestOf(deps, request.query),
+          ),
+        ),
     );
 
     app.patch(
@@ -81,7 +115,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => ({
-        data: await updateSource(adminScope(deps, request), request.params.id, request.body),
+        data: await updateSource(viewScope(deps, request), request.params.id, request.body),
       }),
     );
 
@@ -106,11 +140,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const scope = {
-          ...adminScope(deps, request),
-          queue: deps.queue,
-          appKey: deps.config.appKey,
-        };
+        const scope = { ...viewScope(deps, request), queue: deps.queue, appKey: deps.config.appKey };
         const source = await createSource(scope, request.params.id, request.body);
         return reply.status(201).send({ data: source });
       },

@@ -145,7 +145,11 @@ export function uploadRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             message: `Unsupported content type; ${MULTIPART_ONLY}`,
           });
         }
-        const scope = { ...adminScope(deps, request), queue: deps.queue };
+        const scope = {
+          ...adminScope(deps, request),
+          queue: deps.queue,
+          embeddingsKey: deps.embeddings?.key ?? null,
+        };
         try {
           const sources = await uploadFiles(scope, request.params.id, readUploads(app, request));
           return reply.status(201).send({ data: sources });
