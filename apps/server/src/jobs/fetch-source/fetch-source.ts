@@ -193,6 +193,7 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
       sourceId,
       { fetched: 1, skipped: 0, removed, stopped_by: 'done', failures: [] },
       context.embeddings?.key,
+      { queue: context.queue, clock: context.clock },
     );
   });
 }

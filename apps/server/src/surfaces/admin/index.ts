@@ -7,6 +7,7 @@ import { type AdminAuth, authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
 import { conversationRoutes } from './conversations.route.js';
 import { embedRoutes } from './embed.route.js';
+import { evaluationRoutes } from './evaluations.route.js';
 import { kbRoutes } from './kb.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
@@ -70,5 +71,6 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(conversationRoutes(deps));
     await app.register(webhookRoutes(deps));
     await app.register(widgetPreviewRoutes(deps));
+    await app.register(evaluationRoutes(deps));
   };
 }
