@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Queryable } from '../../db/queryable.js';
 import { AppError, notFound, validationError } from '../../errors/app-error.js';
 import type { TenantScope } from '../context.js';
+import { requireAgent } from '../require-agent.js';
 import { type GoldenItemInput, insertGoldenItem } from './golden-set.js';
 
 // Golden items made from the answer-quality records: a resolved agent question
@@ -38,6 +39,7 @@ export async function importGoldenItem(
   input: TGoldenItemImport,
 ): Promise<TGoldenItem> {
   return scope.db.transaction().execute(async (trx) => {
+    await requireAgent(trx, scope.workspaceId, agentId);
     const table = input.origin === 'question' ? 'agent_questions' : 'answer_corrections';
     await requireTable(trx, table);
     const origin =
