@@ -37,11 +37,5 @@ export type EvaluationRunsTable = {
   updated_at: UpdatedAt;
 };
 
-/** The quality-loop tables as Kysely sees them (merged into `DB`). */
-export type QualityTables = {
-  golden_items: GoldenItemsTable;
-  evaluation_runs: EvaluationRunsTable;
-};
-
 export type GoldenItemRow = Selectable<GoldenItemsTable>;
 export type EvaluationRunRow = Selectable<EvaluationRunsTable>;

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { ConversationTables } from './schema-conversations.js';
-import type { QualityTables } from './schema-quality.js';
+import type { EvaluationRunsTable, GoldenItemsTable } from './schema-quality.js';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -210,24 +210,25 @@ export type SchemaMigrationsTable = {
 };
 
 /** The whole database as Kysely sees it. */
-export type DB = ConversationTables &
-  QualityTables & {
-    workspaces: WorkspacesTable;
-    users: UsersTable;
-    memberships: MembershipsTable;
-    agents: AgentsTable;
-    api_tokens: ApiTokensTable;
-    admin_sessions: AdminSessionsTable;
-    audit_logs: AuditLogsTable;
-    sources: SourcesTable;
-    documents: DocumentsTable;
-    full_sync_runs: FullSyncRunsTable;
-    chunks: ChunksTable;
-    embeddings: EmbeddingsTable;
-    agent_words: AgentWordsTable;
-    kb_articles: KbArticlesTable;
-    schema_migrations: SchemaMigrationsTable;
-  };
+export type DB = ConversationTables & {
+  workspaces: WorkspacesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  agents: AgentsTable;
+  api_tokens: ApiTokensTable;
+  admin_sessions: AdminSessionsTable;
+  audit_logs: AuditLogsTable;
+  sources: SourcesTable;
+  documents: DocumentsTable;
+  full_sync_runs: FullSyncRunsTable;
+  chunks: ChunksTable;
+  embeddings: EmbeddingsTable;
+  agent_words: AgentWordsTable;
+  kb_articles: KbArticlesTable;
+  schema_migrations: SchemaMigrationsTable;
+  golden_items: GoldenItemsTable;
+  evaluation_runs: EvaluationRunsTable;
+};
 
 export type AgentRow = Selectable<AgentsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
