@@ -162,6 +162,7 @@ export async function startService(
         clock,
         safeUrlAllow: config.safeUrlAllow,
         embeddings,
+        features: database.features,
         appKey: config.appKey,
         appKeyPrevious: config.appKeyPrevious,
         crawlDelayMs: config.crawlDelayMs,

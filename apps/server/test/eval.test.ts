@@ -293,8 +293,14 @@ describe('cli eval: reading the golden file and the options', () => {
     assert.equal(problems.length, 5, problems.join('\n'));
     assert.match(problems[0] ?? '', /^line 2: not valid JSON/);
     assert.match(problems[1] ?? '', /^line 3: question: /);
-    assert.match(problems[2] ?? '', /^line 4: needs exactly one of expected_url or expected_text/);
-    assert.match(problems[3] ?? '', /^line 6: needs exactly one of expected_url or expected_text/);
+    assert.match(
+      problems[2] ?? '',
+      /^line 4: needs exactly one of expected_url, expected_text or expected_urls\/expected_document_ids/,
+    );
+    assert.match(
+      problems[3] ?? '',
+      /^line 6: needs exactly one of expected_url, expected_text or expected_urls\/expected_document_ids/,
+    );
     assert.match(problems[4] ?? '', /^line 7: question: must not be empty/);
   });
 

@@ -5,6 +5,7 @@ export * from './api-token.js';
 export * from './conversation-admin.js';
 export * from './envelopes.js';
 export * from './errors.js';
+export * from './evaluation.js';
 export * from './hmac.js';
 export * from './kb.js';
 export * from './llm-key.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { storable, zText } from './text.js';
 
 /** The events an outgoing webhook can subscribe to. */
-export const WEBHOOK_EVENTS = ['lead.captured'] as const;
+export const WEBHOOK_EVENTS = ['lead.captured', 'agent.quality_regressed'] as const;
 /** One of {@link WEBHOOK_EVENTS}. */
 export type TWebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -59,8 +59,14 @@ function formatEval(result: unknown): string {
     const get = (...path: string[]) => read(miss, path);
     const label = get('id') === '' ? '' : `[${get('id')}] `;
     const rank = get('rank') === '' ? 'not retrieved' : `found at rank ${get('rank')}`;
+    const pages = isRecord(miss) && isRecord(miss.expected) ? miss.expected : {};
+    const pageList = [pages.urls, pages.document_ids].flatMap((list) => (Array.isArray(list) ? list : []));
     const expected =
-      get('expected', 'url') !== '' ? `url ${get('expected', 'url')}` : `text "${get('expected', 'text')}"`;
+      get('expected', 'url') !== ''
+        ? `url ${get('expected', 'url')}`
+        : pageList.length > 0
+          ? `one of ${pageList.join(', ')}`
+          : `text "${get('expected', 'text')}"`;
     lines.push('', `- ${label}${get('question')}`, `    expected ${expected} (${rank})`);
     const top = isRecord(miss) && Array.isArray(miss.top) ? miss.top : [];
     if (top.length === 0) lines.push('    no hits');

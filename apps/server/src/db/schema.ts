@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { ConversationTables } from './schema-conversations.js';
+import type { EvaluationRunsTable, GoldenItemsTable } from './schema-quality.js';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -235,6 +236,8 @@ export type DB = ConversationTables & {
   agent_words: AgentWordsTable;
   kb_articles: KbArticlesTable;
   schema_migrations: SchemaMigrationsTable;
+  golden_items: GoldenItemsTable;
+  evaluation_runs: EvaluationRunsTable;
 };
 
 export type AgentRow = Selectable<AgentsTable>;

@@ -1,6 +1,7 @@
 import type { JobDefinition } from '../queue/job-queue.js';
 import { deliverWebhookJob } from './deliver-webhook.js';
 import { embedChunksJob } from './embed-chunks.js';
+import { evaluateAgentJob } from './evaluate-agent.js';
 import { fetchSourceJob } from './fetch-source/fetch-source.js';
 import { indexDocumentJob } from './index-document.js';
 import { maintainStoreJob } from './maintain-store.js';
@@ -17,4 +18,5 @@ export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [
   deliverWebhookJob,
   pushLeadJob,
   maintainStoreJob,
+  evaluateAgentJob,
 ];

@@ -4,6 +4,7 @@ import {
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_EVENT_HEADER,
   ZLeadRecord,
+  ZQualityRegressedData,
 } from '@service/contract';
 import { z } from 'zod';
 import { safeFetch } from '../outbound/index.js';
@@ -23,9 +24,10 @@ const ANSWER_MAX_BYTES = 64 * 1024;
 
 // What a delivery row's payload holds; the wire body is rebuilt from it in a fixed key order
 // (jsonb does not keep the order), with the delivery id as `id`.
+// Each event's data is checked against its own schema (lead.captured, agent.quality_regressed).
 const ZStoredPayload = z.object({
   created_at: z.string(),
-  data: z.object({ lead: ZLeadRecord }),
+  data: z.union([z.object({ lead: ZLeadRecord }), ZQualityRegressedData]),
 });
 
 /**

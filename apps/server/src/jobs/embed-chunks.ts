@@ -21,7 +21,17 @@ const ANALYZE_AFTER = 1000;
  */
 export const embedChunksJob = defineJob({
   ...embedChunksSpec,
-  async handle({ agentId }, { db, log, embeddings, attempt, clock }: JobContextOf<'embeddings' | 'clock'>) {
+  async handle(
+    { agentId },
+    {
+      db,
+      log,
+      embeddings,
+      attempt,
+      clock,
+      queue,
+    }: JobContextOf<'embeddings' | 'clock'> & { queue?: JobQueue },
+  ) {
     if (!embeddings) return;
     try {
       await embedAgentChunks(db, log, embeddings, agentId);
@@ -35,7 +45,10 @@ export const embedChunksJob = defineJob({
     // Sources an earlier run gave up on carry its note: settled again, they lose it when complete.
     await db.transaction().execute(async (trx) => {
       await reopenVectorlessSources(trx, clock, agentId);
-      await settleSources(trx, await indexingSourcesOf(trx, agentId), { embeddingsKey: embeddings.key });
+      await settleSources(trx, await indexingSourcesOf(trx, agentId), {
+        embeddingsKey: embeddings.key,
+        ...(queue ? { evaluations: { queue, clock } } : {}),
+      });
     });
   },
   async giveUp({ agentId }, { db, embeddings }) {

@@ -45,7 +45,7 @@ export const indexDocumentJob = defineJob({
       throw error;
     }
     // Settled after the commit, in a transaction of its own: see settleSources.
-    if (sourceId) await settleSources(db, [sourceId], { embeddingsKey });
+    if (sourceId) await settleSources(db, [sourceId], { embeddingsKey, evaluations: { queue, clock } });
   },
   async giveUp({ documentId }, { db, embeddings }, reason) {
     return markIndexFailed(db, documentId, embeddings?.key ?? null, `the index job ${reason}`);

@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
+import type { DatabaseFeatures } from '../db/database.js';
 import type { Queryable } from '../db/queryable.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
@@ -30,6 +31,8 @@ export type JobServices = {
   safeUrlAllow?: readonly string[];
   /** The active embedding provider; null or absent where vectors are not stored. */
   embeddings?: EmbeddingProvider | null;
+  /** The store's optional extensions (pgvector, pg_trgm), for jobs that search; detected when absent. */
+  features?: DatabaseFeatures;
   /** APP_KEY, for jobs that open sealed secrets (SQL source passwords, webhook secrets). */
   appKey: Buffer;
   /** APP_KEY_PREVIOUS during a key rotation: secrets it sealed still open. */

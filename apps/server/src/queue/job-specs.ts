@@ -57,3 +57,14 @@ export const pushLeadSpec = defineJobSpec({
   retryDelaySeconds: 20,
   retryBackoff: true,
 });
+
+/** Evaluates one run of an agent's golden set (jobs/evaluate-agent.ts); keyed per run. */
+export const evaluateAgentSpec = defineJobSpec({
+  name: 'evaluate-agent',
+  payload: z.object({ runId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: 1,
+  retryDelaySeconds: 30,
+  // Up to 500 questions, one search each.
+  expireInSeconds: 30 * 60,
+});

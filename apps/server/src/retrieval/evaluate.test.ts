@@ -49,6 +49,18 @@ describe('isExpectedHit', () => {
     assert.ok(!isExpectedHit(url('https://x.test/returns'), hit('https://x.test/returns', null)));
     assert.ok(!isExpectedHit(url('https://x.test/returns'), hit('', 'https://x.test/shipping')));
   });
+
+  test('a page set matches a hit on any of its URLs or document ids, and nothing else', () => {
+    const pages = {
+      question: 'q',
+      expected_urls: ['https://x.test/returns', 'https://x.test/refunds/'],
+      expected_document_ids: ['doc-7'],
+    };
+    assert.ok(isExpectedHit(pages, hit('', 'https://X.test/refunds')));
+    assert.ok(isExpectedHit(pages, { content: '', url: null, document_id: 'doc-7' }));
+    assert.ok(!isExpectedHit(pages, { content: 'https://x.test/returns', url: null, document_id: 'doc-8' }));
+    assert.ok(!isExpectedHit(pages, hit('', 'https://x.test/returns/extra')));
+  });
 });
 
 describe('scoreRanking', () => {
@@ -147,8 +159,14 @@ describe('parseGoldenSet', () => {
     assert.match(problems[0] ?? '', /^line 2: not valid JSON/);
     assert.match(problems[1] ?? '', /^line 3: /);
     assert.match(problems[2] ?? '', /^line 4: question: /);
-    assert.match(problems[3] ?? '', /^line 5: needs exactly one of expected_url or expected_text$/);
-    assert.match(problems[4] ?? '', /^line 6: needs exactly one of expected_url or expected_text$/);
+    assert.match(
+      problems[3] ?? '',
+      /^line 5: needs exactly one of expected_url, expected_text or expected_urls\/expected_document_ids$/,
+    );
+    assert.match(
+      problems[4] ?? '',
+      /^line 6: needs exactly one of expected_url, expected_text or expected_urls\/expected_document_ids$/,
+    );
     assert.match(problems[5] ?? '', /^line 7: expected_text: must not be empty$/);
   });
 

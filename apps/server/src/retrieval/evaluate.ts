@@ -15,17 +15,30 @@ export const MAX_GOLDEN_QUESTIONS = 2_000;
 /** How many of a miss's hits the report shows. */
 const MISS_TOP = 3;
 
-/** One golden question: exactly one of `expected_url` or `expected_text`. */
+/**
+ * One golden question with exactly one kind of expectation: `expected_url` (one page),
+ * `expected_text` (a passage), or a set of pages by `expected_urls` and/or
+ * `expected_document_ids` (an agent's stored golden set: a hit on any of them counts).
+ */
 export const ZGoldenQuestion = z
   .object({
     id: z.union([z.string(), z.number()]).optional(),
     question: z.string().trim().min(1, 'must not be empty'),
     expected_url: z.string().trim().min(1, 'must not be empty').optional(),
     expected_text: z.string().trim().min(1, 'must not be empty').optional(),
+    expected_urls: z.array(z.string().trim().min(1, 'must not be empty')).optional(),
+    expected_document_ids: z.array(z.string().trim().min(1, 'must not be empty')).optional(),
   })
-  .refine((value) => (value.expected_url === undefined) !== (value.expected_text === undefined), {
-    message: 'needs exactly one of expected_url or expected_text',
-  });
+  .refine(
+    (value) => {
+      const pages = (value.expected_urls?.length ?? 0) + (value.expected_document_ids?.length ?? 0) > 0;
+      return (
+        [value.expected_url !== undefined, value.expected_text !== undefined, pages].filter(Boolean)
+          .length === 1
+      );
+    },
+    { message: 'needs exactly one of expected_url, expected_text or expected_urls/expected_document_ids' },
+  );
 export type TGoldenQuestion = z.infer<typeof ZGoldenQuestion>;
 
 /**
@@ -84,7 +97,7 @@ export function normaliseText(text: string): string {
 }
 
 /** What scoring needs of a hit. */
-export type RankedHit = { url: string | null; content: string };
+export type RankedHit = { url: string | null; content: string; document_id?: string };
 
 /** Where a question's answer was found. */
 export type QuestionScore = {
@@ -102,7 +115,11 @@ export function isExpectedHit(question: TGoldenQuestion, hit: RankedHit): boolea
   if (question.expected_text !== undefined) {
     return normaliseText(hit.content).includes(normaliseText(question.expected_text));
   }
-  return false;
+  const url = hit.url === null ? null : normaliseUrl(hit.url);
+  return (
+    (url !== null && (question.expected_urls ?? []).some((expected) => normaliseUrl(expected) === url)) ||
+    (hit.document_id !== undefined && (question.expected_document_ids ?? []).includes(hit.document_id))
+  );
 }
 
 /**
@@ -144,7 +161,7 @@ function round(value: number): number {
 export type EvalMiss = {
   id?: string | number;
   question: string;
-  expected: { url: string } | { text: string };
+  expected: { url: string } | { text: string } | { urls: string[]; document_ids: string[] };
   /** Rank past 5 within the retrieved hits, or null when not retrieved at all. */
   rank: number | null;
   top: Array<{ title: string; url: string | null }>;
@@ -216,10 +233,7 @@ export async function evaluateAgent(input: EvaluateInput): Promise<EvalReport> {
       misses.push({
         ...id,
         question: question.question,
-        expected:
-          question.expected_url !== undefined
-            ? { url: question.expected_url }
-            : { text: question.expected_text ?? '' },
+        expected: expectationOf(question),
         rank: score.rank,
         top: hits.slice(0, MISS_TOP).map((hit) => ({ title: hit.title, url: hit.url })),
       });
@@ -235,4 +249,11 @@ export async function evaluateAgent(input: EvaluateInput): Promise<EvalReport> {
     results,
     misses,
   };
+}
+
+/** What a miss says was expected. */
+function expectationOf(question: TGoldenQuestion): EvalMiss['expected'] {
+  if (question.expected_url !== undefined) return { url: question.expected_url };
+  if (question.expected_text !== undefined) return { text: question.expected_text };
+  return { urls: question.expected_urls ?? [], document_ids: question.expected_document_ids ?? [] };
 }

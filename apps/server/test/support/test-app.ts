@@ -109,6 +109,7 @@ export function workerServices(t: TestApp): JobServices {
     clock: t.clock,
     safeUrlAllow: t.config.safeUrlAllow,
     embeddings: t.embeddings,
+    features: t.database.features,
     appKey: t.config.appKey,
     appKeyPrevious: t.config.appKeyPrevious,
     crawlDelayMs: t.config.crawlDelayMs,

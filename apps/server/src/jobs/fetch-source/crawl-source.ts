@@ -116,6 +116,7 @@ export async function runCrawlSource(context: JobContext, source: SourceRef): Pr
         failures: result.failures,
       },
       context.embeddings?.key,
+      { queue: context.queue, clock: context.clock },
     );
   });
   log.info({ sourceId: source.id, pages: result.pages, stoppedBy: result.stoppedBy }, 'crawl finished');

@@ -199,6 +199,7 @@ async function storePage(context: JobContext, sourceId: string, page: Page): Pro
       sourceId,
       { found: 1, fetched: 1, failed: 0, skipped: 0, removed, stopped_by: 'done', failures: [] },
       context.embeddings?.key,
+      { queue: context.queue, clock: context.clock },
     );
   });
 }

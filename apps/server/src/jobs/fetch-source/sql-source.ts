@@ -111,6 +111,7 @@ export async function runSqlSource(context: JobContext, source: SourceRef): Prom
         failures: [],
       },
       context.embeddings?.key,
+      { queue: context.queue, clock: context.clock },
     );
   });
 }

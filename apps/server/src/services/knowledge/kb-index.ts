@@ -55,7 +55,7 @@ export async function syncArticleForAgents(
     await settleSources(
       trx,
       removed.map((row) => row.source_id),
-      { embeddingsKey: options.embeddingsKey ?? null },
+      { embeddingsKey: options.embeddingsKey ?? null, evaluations: { queue, clock: options.clock } },
     );
     return { queued: 0, removed: removed.length };
   }
@@ -113,7 +113,10 @@ export async function syncKbForAgent(
   const kept = articles.map((a) => a.id);
   if (articles.length > 0) stale = stale.where(sql<boolean>`external_id <> all(${kept}::text[])`);
   const removed = await stale.returning('id').execute();
-  await settleSources(trx, [sourceId], { embeddingsKey: options.embeddingsKey ?? null });
+  await settleSources(trx, [sourceId], {
+    embeddingsKey: options.embeddingsKey ?? null,
+    evaluations: { queue, clock: options.clock },
+  });
   return { queued, removed: removed.length };
 }
 

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import { type IndexedSource, onSourcesIndexed } from '../quality/reindex-trigger.js';
 import { clearFailures, type PageFailure, recordFailures } from './source-failures.js';
 
 /** The source columns a fetch needs. */
@@ -91,6 +93,7 @@ export async function finishRun(
   sourceId: string,
   summary: RunSummary,
   embeddingsKey?: string | null,
+  evaluations?: EvaluationTrigger,
 ): Promise<void> {
   const now = clock.now();
   await lockSources(db, [sourceId]);
@@ -105,7 +108,11 @@ export async function finishRun(
     })
     .where('id', '=', sourceId)
     .execute();
-  await settleLocked(db, [sourceId], { embeddingsKey: embeddingsKey ?? null, embeddingsFailed: false });
+  await settleLocked(db, [sourceId], {
+    embeddingsKey: embeddingsKey ?? null,
+    embeddingsFailed: false,
+    evaluations,
+  });
 }
 
 /** Deletes the source's documents (and, by cascade, chunks) whose external id is not kept. */
@@ -131,7 +138,12 @@ export type SettleOptions = {
   embeddingsKey?: string | null;
   /** The embedding run gave up: settle without vectors and say so in `error`. */
   embeddingsFailed?: boolean;
+  /** Where sources that become `indexed` queue their agents' re-index evaluations; absent: none. */
+  evaluations?: EvaluationTrigger;
 };
+
+/** The queue and clock a settle hands {@link onSourcesIndexed}. */
+export type EvaluationTrigger = { queue: JobQueue; clock: Clock };
 
 /**
  * Settles `indexing` sources whose work is done: no document waits for its index job and (with
@@ -159,6 +171,7 @@ export async function settleSources(
     return settleLocked(trx, ids, {
       embeddingsKey: options.embeddingsKey ?? null,
       embeddingsFailed: options.embeddingsFailed ?? false,
+      evaluations: options.evaluations,
     });
   };
   if (db.isTransaction) return settle(db);
@@ -200,7 +213,11 @@ async function lockSources(db: Queryable, ids: readonly string[]): Promise<void>
 async function settleLocked(
   db: Queryable,
   ids: readonly string[],
-  options: { embeddingsKey: string | null; embeddingsFailed: boolean },
+  options: {
+    embeddingsKey: string | null;
+    embeddingsFailed: boolean;
+    evaluations?: EvaluationTrigger | undefined;
+  },
 ): Promise<number> {
   const { embeddingsKey, embeddingsFailed } = options;
   // Chunks of the source's documents without a vector under the active provider.
@@ -213,7 +230,7 @@ async function settleLocked(
             where e.agent_id = c.agent_id and e.model = ${embeddingsKey} and e.content_hash = c.content_hash))`
     : sql<boolean>`false`;
   const vectorNote = embeddingsFailed ? sql<string>`${VECTORS_FAILED_NOTE}::text` : sql<string>`null`;
-  const result = await sql`
+  const result = await sql<IndexedSource & { status: string }>`
     update sources s set
       status = case when n.failed > 0 and n.indexed = 0 then 'failed' else 'indexed' end,
       error = nullif(concat_ws('; ',
@@ -238,6 +255,22 @@ async function settleLocked(
       -- In a CASE the vector check runs only once nothing is pending: a bare NOT EXISTS here
       -- is planned as an anti-join over all the source's chunks on every call (measured: most
       -- of the embedded store's time while a large source was indexed).
-      and case when n.pending = 0 then not (${vectorsMissing}) else false end`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+      and case when n.pending = 0 then not (${vectorsMissing}) else false end
+    returning s.id, s.agent_id, s.status`.execute(db);
+  await afterSourcesSettled(db, result.rows, options.evaluations);
+  return result.rows.length;
+}
+
+/**
+ * The hook on a source's transition to `indexed`: the sources that just became `indexed` (not
+ * `failed`) queue their agents' re-index evaluations, in the settling transaction.
+ */
+async function afterSourcesSettled(
+  db: Queryable,
+  settled: ReadonlyArray<IndexedSource & { status: string }>,
+  evaluations: EvaluationTrigger | undefined,
+): Promise<void> {
+  const indexed = settled.filter((source) => source.status === 'indexed');
+  if (!evaluations || indexed.length === 0) return;
+  await onSourcesIndexed(db, evaluations.queue, evaluations.clock, indexed);
 }

@@ -8,6 +8,7 @@ import { agentRoutes } from './agents.route.js';
 import { conversationRoutes } from './conversations.route.js';
 import { correctionRoutes } from './corrections.route.js';
 import { embedRoutes } from './embed.route.js';
+import { evaluationRoutes } from './evaluations.route.js';
 import { kbRoutes } from './kb.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
@@ -74,5 +75,6 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(widgetPreviewRoutes(deps));
     await app.register(correctionRoutes(deps));
     await app.register(questionRoutes(deps));
+    await app.register(evaluationRoutes(deps));
   };
 }
