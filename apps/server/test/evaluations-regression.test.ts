@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZEvaluationRun, ZQualityRegressedEvent, ZSource, ZWebhookCreated } from '@service/contract';
 import { sql } from 'kysely';
 import { deliverWebhookJob } from '../src/jobs/deliver-webhook.js';
-import { onSourcesIndexed } from '../src/services/quality/reindex-trigger.js';
+import { onSourcesIndexed } from '../src/services/knowledge/evaluation-trigger.js';
 import { addGolden, readRun, runEvaluation, type ShopSite, startShop } from './support/evaluations.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/fake-site.js';
 import { expectData } from './support/http.js';

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
 import type { JobQueue } from '../../queue/job-queue.js';
-import { type IndexedSource, onSourcesIndexed } from '../quality/reindex-trigger.js';
+import { type IndexedSource, onSourcesIndexed } from './evaluation-trigger.js';
 import { clearFailures, type PageFailure, recordFailures } from './source-failures.js';
 
 /** The source columns a fetch needs. */

@@ -1,5 +1,4 @@
 import type { TSource, TSourceCreate, TSourceUpdate } from '@service/contract';
-import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import { AppError, notFound } from '../../errors/app-error.js';

@@ -8,7 +8,6 @@ import {
   ZEvaluationRegression,
   ZEvaluationResult,
 } from '@service/contract';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
@@ -16,12 +15,11 @@ import type { EvaluationRunRow } from '../../db/schema-quality.js';
 import { AppError, notFound } from '../../errors/app-error.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { evaluateAgentSpec } from '../../queue/job-specs.js';
-import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
+import { hasGoldenSet, insertEvaluationRun } from '../knowledge/evaluation-trigger.js';
 import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { requireAgent } from '../require-agent.js';
-import { hasGoldenSet } from './golden-set.js';
 import { queueQualityRegressed } from './quality-webhook.js';
 
 /** What a finished evaluation hands back to be stored: the metrics and each item's outcome. */
@@ -47,7 +45,7 @@ export async function requestEvaluation(
         errors: { golden: ['The golden set is empty.'] },
       });
     }
-    const row = await insertRun(trx, scope.clock, {
+    const row = await insertEvaluationRun(trx, scope.clock, {
       workspaceId: scope.workspaceId,
       agentId,
       trigger: 'manual',
@@ -64,43 +62,6 @@ export async function requestEvaluation(
     });
     return toEvaluationRun(row);
   });
-}
-
-/**
- * Queues a `reindex` run of the agent when it has a golden set. Debounced per agent: while one
- * such run waits, later triggers join it (a partial unique index decides, so two concurrent
- * triggers cannot both queue one). Returns the run id, or null when none was queued.
- */
-export async function queueReindexEvaluation(
-  db: Queryable,
-  queue: JobQueue,
-  clock: Clock,
-  agentId: string,
-): Promise<string | null> {
-  const agent = await db
-    .selectFrom('agents')
-    .select(['id', 'workspace_id'])
-    .where('id', '=', agentId)
-    .executeTakeFirst();
-  if (!agent || !(await hasGoldenSet(db, agentId))) return null;
-  const row = await insertRun(db, clock, { workspaceId: agent.workspace_id, agentId, trigger: 'reindex' });
-  if (!row) return null;
-  await queue.send(evaluateAgentSpec, { runId: row.id }, { key: row.id, db });
-  return row.id;
-}
-
-async function insertRun(
-  db: Queryable,
-  clock: Clock,
-  run: { workspaceId: string; agentId: string; trigger: 'manual' | 'reindex' },
-): Promise<EvaluationRunRow | undefined> {
-  const now = clock.now();
-  const inserted = await sql<EvaluationRunRow>`
-    insert into evaluation_runs (id, workspace_id, agent_id, trigger, created_at, updated_at)
-    values (${newId()}, ${run.workspaceId}, ${run.agentId}, ${run.trigger}, ${now}, ${now})
-    on conflict (agent_id) where status = 'queued' and trigger = 'reindex' do nothing
-    returning *`.execute(db);
-  return inserted.rows[0];
 }
 
 /** A page of an agent's runs (id order; `order=desc` for the newest first), without per-item lists. */

@@ -206,17 +206,6 @@ export async function goldenItemsOf(db: Queryable, agentId: string): Promise<Gol
   return db.selectFrom('golden_items').selectAll().where('agent_id', '=', agentId).orderBy('id').execute();
 }
 
-/** Whether an agent has at least one golden item. */
-export async function hasGoldenSet(db: Queryable, agentId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('golden_items')
-    .select('id')
-    .where('agent_id', '=', agentId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** The wire form of a golden item. */
 export function toGoldenItem(row: GoldenItemRow): TGoldenItem {
   return {
