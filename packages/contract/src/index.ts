@@ -7,6 +7,7 @@ export * from './envelopes.js';
 export * from './errors.js';
 export * from './hmac.js';
 export * from './kb.js';
+export * from './kb-settings.js';
 export * from './llm-key.js';
 export * from './origin.js';
 export * from './pagination.js';
