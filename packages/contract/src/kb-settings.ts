@@ -19,6 +19,8 @@ export function isKbLogoUrl(value: string): boolean {
     if (code <= 0x20 || code === 0x7f || char === '\\' || /\s/u.test(char)) return false;
   }
   if (value.startsWith('/')) return !value.startsWith('//');
+  // Written out in full: `https:logo.png` is a relative path on an https page, a host on others.
+  if (!/^https:\/\//i.test(value)) return false;
   let url: URL;
   try {
     url = new URL(value);

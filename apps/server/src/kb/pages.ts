@@ -105,23 +105,33 @@ export function homePage(context: KbPageContext, articles: readonly KbListedArti
   );
 }
 
-/** Where the first query word appears in `text`, with context either side, words marked. */
+/**
+ * A word of the query as a prefix to look for in text: common English endings dropped, so
+ * "shipped" marks "ship" and "shipping" as the full-text search matched them (a doubled final
+ * consonant is undoubled: shipp → ship).
+ */
+function stemOf(word: string): string {
+  const stem = word.replace(/(?:ing|ed|es|s)$/u, '').replace(/([b-df-hj-np-tv-z])\1$/u, '$1');
+  return stem.length >= 3 ? stem : word;
+}
+
+/** Where the first query word appears in `text`, with context either side, matching words marked. */
 function snippet(text: string, query: string): string {
-  const words = query
+  const stems = query
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word.length > 1);
-  const lower = text.toLowerCase();
-  const at = words.map((word) => lower.indexOf(word)).find((index) => index >= 0) ?? 0;
+    .filter((word) => word.length > 1)
+    .map(stemOf);
+  // Stems hold letters and digits only, so they need no escaping in a pattern or in HTML; never
+  // inside a character reference (`&amp;`, `&#39;`) of the escaped text.
+  const pattern =
+    stems.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}&#])(?:${stems.join('|')})[\\p{L}\\p{N}]*`, 'giu') : null;
+  const at = pattern ? text.search(pattern) : 0;
   const start = Math.max(0, at - 60);
   let part = shorten(text.slice(start), DESCRIPTION_MAX);
   if (start > 0) part = `…${part.replace(/^\S*\s/, '')}`;
-  let html = escapeHtml(part);
-  for (const word of words) {
-    const escaped = escapeHtml(word).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    html = html.replace(new RegExp(`(${escaped})`, 'giu'), '<mark>$1</mark>');
-  }
-  return html;
+  const html = escapeHtml(part);
+  return pattern ? html.replace(pattern, (match) => `<mark>${match}</mark>`) : html;
 }
 
 /** Search results for `query` on the KB home's address (`?q=`): not indexed. */

@@ -1,7 +1,13 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { KB_STYLESHEET_PATH } from '../../kb/kb-paths.js';
 import { KB_CSS, KB_CSS_HASH } from '../../kb/kb-style.js';
+
+/** A 304 carries no body (the untyped reply: the route's schema would serialise `null`). */
+function notModified(reply: FastifyReply): FastifyReply {
+  return reply.code(304).send();
+}
 
 /**
  * `GET /kb-assets/kb.css`: the public pages' stylesheet. With `?v=` equal to its hash (as the
@@ -28,7 +34,7 @@ export function kbAssetRoutes(): FastifyPluginAsyncZod {
             'cache-control',
             request.query.v === KB_CSS_HASH ? 'public, max-age=31536000, immutable' : 'no-cache',
           );
-        if (request.headers['if-none-match'] === etag) return reply.code(304).send(null);
+        if (request.headers['if-none-match'] === etag) return notModified(reply);
         return reply.type('text/css; charset=utf-8').send(KB_CSS);
       },
     );
