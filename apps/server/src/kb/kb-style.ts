@@ -72,7 +72,7 @@ hr{border:0;border-top:1px solid var(--line);margin:2rem 0}
 .site-footer .wrap{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem}
 .steps{padding-left:1.25rem}.steps li{margin:.4rem 0}
 .card{border:1px solid var(--line);border-radius:.75rem;padding:1rem 1.25rem;background:var(--panel);margin:1.25rem 0}
-.card pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
+.card pre{margin:0;padding:0;background:none;white-space:pre-wrap;overflow-wrap:anywhere}
 @media (max-width:40rem){body{font-size:1rem}.search{max-width:none}.pager a{max-width:100%}.pager .next{text-align:left;margin-left:0}}
 `;
 

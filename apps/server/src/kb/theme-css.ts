@@ -6,9 +6,18 @@
 
 type Rgb = readonly [number, number, number];
 
-const LIGHT_PAGE: Rgb = [255, 255, 255];
-/** The dark scheme's page colour in kb.css (`--bg`). */
-const DARK_PAGE: Rgb = [17, 20, 24];
+/** The light scheme's backgrounds in kb.css (`--bg`, `--panel`, `--code`): links sit on each. */
+const LIGHT_BACKGROUNDS: readonly Rgb[] = [
+  [255, 255, 255],
+  [245, 247, 249],
+  [238, 241, 244],
+];
+/** The dark scheme's backgrounds in kb.css. */
+const DARK_BACKGROUNDS: readonly Rgb[] = [
+  [17, 20, 24],
+  [26, 31, 37],
+  [35, 41, 49],
+];
 const BLACK: Rgb = [0, 0, 0];
 const WHITE: Rgb = [255, 255, 255];
 /** WCAG 2.x AA for body text; a little over it, so rounding never lands just under. */
@@ -44,11 +53,13 @@ function mix(from: Rgb, to: Rgb, amount: number): Rgb {
   return [channel(from[0], to[0]), channel(from[1], to[1]), channel(from[2], to[2])];
 }
 
-/** `color` moved toward `toward` in small steps until it reaches the contrast against `page`. */
-function readableOn(color: Rgb, page: Rgb, toward: Rgb): Rgb {
+/** `color` moved toward `toward` in small steps until it reaches the contrast on every background. */
+function readableOn(color: Rgb, backgrounds: readonly Rgb[], toward: Rgb): Rgb {
   for (let step = 0; step <= 20; step += 1) {
     const candidate = mix(color, toward, step / 20);
-    if (contrastRatio(candidate, page) >= MIN_CONTRAST) return candidate;
+    if (backgrounds.every((background) => contrastRatio(candidate, background) >= MIN_CONTRAST)) {
+      return candidate;
+    }
   }
   return toward;
 }
@@ -58,8 +69,8 @@ export function themeCss(hex: string): string {
   const color = parseHex(hex);
   const onColor = contrastRatio(color, WHITE) >= contrastRatio(color, BLACK) ? '#ffffff' : '#000000';
   return [
-    `:root{--brand:${toHex(color)};--on-brand:${onColor};--link:${toHex(readableOn(color, LIGHT_PAGE, BLACK))}}`,
-    `@media (prefers-color-scheme: dark){:root{--link:${toHex(readableOn(color, DARK_PAGE, WHITE))}}}`,
+    `:root{--brand:${toHex(color)};--on-brand:${onColor};--link:${toHex(readableOn(color, LIGHT_BACKGROUNDS, BLACK))}}`,
+    `@media (prefers-color-scheme: dark){:root{--link:${toHex(readableOn(color, DARK_BACKGROUNDS, WHITE))}}}`,
     '',
   ].join('\n');
 }

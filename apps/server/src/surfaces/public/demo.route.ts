@@ -25,7 +25,7 @@ function page(
     { title: `${TITLE} · Demo`, description: DESCRIPTION, noIndex: true, scripts },
     [
       '<header class="site-header"><div class="wrap"><span class="brand">Chat agent demo</span></div></header>',
-      `<main id="main" class="wrap article">\n${main}\n</main>`,
+      `<main id="main" class="wrap"><div class="article">\n${main}\n</div></main>`,
     ].join('\n'),
   );
 }
