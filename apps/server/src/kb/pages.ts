@@ -1,5 +1,5 @@
-import type { KbArticleView, KbListedArticle, KbSite } from '../services/knowledge/kb-public.js';
 import { KB_PATH, kbArticlePath, kbHomePath, kbSitemapPath, kbThemePath } from './kb-paths.js';
+import type { KbArticleView, KbListedArticle, KbSite } from './kb-types.js';
 import { documentHtml, escapeHtml, type PageMeta } from './page-layout.js';
 import { markdownPlainText, shorten } from './plain-text.js';
 

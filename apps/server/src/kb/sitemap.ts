@@ -1,5 +1,5 @@
-import type { KbListedArticle } from '../services/knowledge/kb-public.js';
 import { kbArticlePath, kbHomePath } from './kb-paths.js';
+import type { KbListedArticle } from './kb-types.js';
 
 const XML_ESCAPES: Record<string, string> = {
   '&': '&amp;',

@@ -1,24 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
-
-/** A workspace's public knowledge base as its pages show it. */
-export type KbSite = {
-  workspaceId: string;
-  slug: string;
-  /** The KB's title: its own, else "<workspace name> help centre". */
-  title: string;
-  workspaceName: string;
-  logoUrl: string | null;
-  color: string | null;
-  /** The widget to embed: set and only while that agent is published. */
-  widgetAgentId: string | null;
-};
-
-/** A published article in the KB's listings (no body). */
-export type KbListedArticle = { title: string; slug: string; category: string; updatedAt: Date };
-
-/** A published article with its markdown. */
-export type KbArticleView = KbListedArticle & { bodyMarkdown: string; publishedAt: Date | null };
+import type { KbArticleView, KbListedArticle, KbSite } from '../../kb/kb-types.js';
 
 /** Most articles a KB lists (home, sitemap, previous/next): far above any hand-written KB. */
 const LIST_LIMIT = 2000;
