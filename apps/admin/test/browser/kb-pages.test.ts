@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { seedDemo } from '../../../server/src/services/ops/demo-seed.js';
 import { injectJson, seedTenant, type Tenant } from '../../../server/test/support/test-app.js';
 import {
+  assertAccessible,
   type ConsoleService,
   checkScreen,
   createAgentAs,
@@ -118,7 +119,7 @@ describe('public knowledge base and demo pages', () => {
     });
   });
 
-  test('searching from the box lands on results with the match marked', async () => {
+  test('searching from the box lands on accessible results with the match marked', async () => {
     await withPage(browser, {}, async ({ page }) => {
       const violations = await watchPolicy(page);
       await page.goto(`${service.base}/kb/${tenant.workspace.slug}`);
@@ -128,6 +129,9 @@ describe('public knowledge base and demo pages', () => {
       const titles = await page.locator('.results h2').allInnerTexts();
       assert.deepEqual(titles.sort(), ['Changing an order', 'Shipping and delivery']);
       assert.ok((await page.locator('.results mark').count()) > 0);
+      await assertAccessible(page, 'kb-search');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await assertAccessible(page, 'kb-search (dark)');
       assert.deepEqual(await violations(), []);
     });
   });

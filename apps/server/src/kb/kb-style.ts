@@ -49,7 +49,7 @@ p,ul,ol,pre,table,blockquote{margin:0 0 1rem}
 .results li{padding:1rem 0;border-bottom:1px solid var(--line)}
 .results h2{margin:0 0 .25rem;font-size:1.15rem}
 .results p{margin:0;color:var(--muted)}
-mark{background:var(--mark);color:inherit;padding:0 .1em;border-radius:.2em}
+mark{background:var(--mark);color:var(--fg);padding:0 .1em;border-radius:.2em}
 .article{max-width:46rem}
 .article img{max-width:100%;height:auto}
 .meta{color:var(--muted);font-size:.95rem}
