@@ -105,7 +105,7 @@ describe('OpenAPI document', () => {
 
   test('the route list under test matches the real router', () => {
     for (const route of [
-      ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.openapi.replace('{id}', ':id') })),
+      ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.openapi.replace(/\{(\w+)\}/g, ':$1') })),
       ...OPS_ROUTES,
     ]) {
       assert.ok(t.app.hasRoute({ method: route.method, url: route.path }), `${route.method} ${route.path}`);

@@ -136,6 +136,8 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
       schedulePoll();
     } else if (isRecord(done)) {
       live.remove();
+      // An operator's saved correction, given verbatim: say it comes from the team.
+      if (done.from_team === true) bubble.append(h(ctx.doc, 'span', { class: 'w' }, t('fromTeam')));
       const citations = isCitations(done.citations) ? done.citations : [];
       fillAnswer(bubble, str(done, 'text') || streamed, citations, blocks);
       const id = str(done, 'message_id');

@@ -13,6 +13,7 @@ export * from './origin.js';
 export * from './pagination.js';
 export * from './playground.js';
 export * from './plugin-routes.js';
+export * from './quality.js';
 export * from './search.js';
 export * from './site.js';
 export * from './source.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZCorrectionMatch } from './quality.js';
 import { ZSearchHit } from './search.js';
 import { zText } from './text.js';
 import { WIDGET_MESSAGE_MAX, ZBlock, ZCitation } from './widget.js';
@@ -37,7 +38,11 @@ export const ZPlaygroundChunk = ZSearchHit.extend({
 export type TPlaygroundChunk = z.infer<typeof ZPlaygroundChunk>;
 
 /** The retrieval trace: every chunk the answer was given, in fused order (best first). */
-export const ZPlaygroundTrace = z.object({ chunks: z.array(ZPlaygroundChunk) });
+export const ZPlaygroundTrace = z.object({
+  chunks: z.array(ZPlaygroundChunk),
+  /** The operator's correction that answers the question instead (or first, with a model). */
+  correction: ZCorrectionMatch.nullable().optional(),
+});
 export type TPlaygroundTrace = z.infer<typeof ZPlaygroundTrace>;
 
 /**
@@ -52,7 +57,12 @@ export const ZPlaygroundFrame = z.discriminatedUnion('event', [
   z.object({ event: z.literal('block'), data: ZBlock }),
   z.object({
     event: z.literal('done'),
-    data: z.object({ message_id: zText().nullable(), text: zText(), citations: z.array(ZCitation) }),
+    data: z.object({
+      message_id: zText().nullable(),
+      text: zText(),
+      citations: z.array(ZCitation),
+      from_team: z.boolean().optional().describe("true: the answer is an operator's correction, verbatim"),
+    }),
   }),
   z.object({ event: z.literal('error'), data: z.object({ code: zText(), message: zText() }) }),
 ]);

@@ -137,6 +137,8 @@ export const ZWidgetAnswer = z.object({
   text: zText(),
   citations: z.array(ZCitation),
   blocks: z.array(ZBlock),
+  /** True when the answer is an operator's saved correction, given verbatim (offline). */
+  from_team: z.boolean().optional(),
 });
 export type TWidgetAnswer = z.infer<typeof ZWidgetAnswer>;
 
@@ -148,7 +150,14 @@ export type TStreamFrame =
   | {
       event: 'done';
       /** `message_id` null and `held_by_operator` true: an operator holds the conversation; the bot stays silent. */
-      data: { message_id: string | null; text: string; citations: TCitation[]; held_by_operator?: boolean };
+      /** `from_team` true: the answer is an operator's saved correction, given verbatim. */
+      data: {
+        message_id: string | null;
+        text: string;
+        citations: TCitation[];
+        held_by_operator?: boolean;
+        from_team?: boolean;
+      };
     }
   | { event: 'error'; data: { code: string; message: string } };
 
@@ -193,6 +202,8 @@ export const ZWidgetTyping = z.strictObject({ typing: z.boolean() });
 export const ZSatisfaction = z.strictObject({
   rating: z.enum(['up', 'down']),
   comment: zText().trim().max(1000).optional(),
+  /** The answer rated (an assistant message of the conversation); absent: the last answer. */
+  message_id: zText().min(1).max(64).optional(),
 });
 
 /** Body of `POST /api/v1/widget/coupon/apply`. */

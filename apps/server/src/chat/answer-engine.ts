@@ -1,4 +1,4 @@
-import type { TCitation, TStreamFrame, TWidgetAnswer } from '@service/contract';
+import type { TCitation, TCorrectionMatch, TStreamFrame, TWidgetAnswer } from '@service/contract';
 import type { Clock } from '../clock.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import { newId } from '../security/ids.js';
@@ -31,6 +31,11 @@ export type AnswerInput = {
    * `answered` false (e.g. "please sign in") offers a human after it, as "I don't know" does.
    */
   offlineReply?: { text: string; answered: boolean } | null;
+  /**
+   * An operator's correction close enough to the question: offline it is the answer, verbatim,
+   * marked `from_team`; with a model it comes first in the prompt, binding.
+   */
+  correction?: TCorrectionMatch | null;
   emit: FrameSink;
   clock: Clock;
   signal?: AbortSignal;
@@ -65,12 +70,21 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
   let outcome: TurnOutcome;
   let citations: TCitation[];
   let label = 'offline';
-  if (input.provider) {
+  const correction = input.correction ?? null;
+  // The correction branch (offline): the team's answer, verbatim, before anything retrieved.
+  const fromTeam = correction !== null && input.provider === null;
+  if (fromTeam) {
+    text = correction.answer;
+    outcome = 'answered';
+    streamWords(text, onToken);
+    citations = [];
+  } else if (input.provider) {
     label = input.provider.label;
     const result = await runModelTurn({
       ...input.model,
       provider: input.provider,
       context: input.context,
+      correction,
       question: input.question,
       language: input.language,
       onToken,
@@ -119,10 +133,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
         });
     outcome = offline && reply?.answered !== false ? 'answered' : 'no_answer';
     text = offline ? offline.text : noAnswerReply(input.language, input.features.human);
-    const words = text.split(/(?<=\s)/);
-    for (let i = 0; i < words.length; i += OFFLINE_WORDS_PER_FRAME) {
-      onToken(words.slice(i, i + OFFLINE_WORDS_PER_FRAME).join(''));
-    }
+    streamWords(text, onToken);
     citations = extractCitations(text, input.context.sources);
   }
 
@@ -145,7 +156,18 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
     firstTokenAt,
     citations,
     blocks,
+    correctionId: correction?.id ?? null,
+    fromText: input.context.sources.some((source) => source.fromText),
   });
-  emit({ event: 'done', data: { message_id: messageId, text, citations } });
-  return { conversation_id: conversationId, message_id: messageId, text, citations, blocks };
+  const marker = fromTeam ? { from_team: true } : {};
+  emit({ event: 'done', data: { message_id: messageId, text, citations, ...marker } });
+  return { conversation_id: conversationId, message_id: messageId, text, citations, blocks, ...marker };
+}
+
+/** Streams an offline text as `token` frames of a few words each. */
+function streamWords(text: string, onToken: (text: string) => void): void {
+  const words = text.split(/(?<=\s)/);
+  for (let i = 0; i < words.length; i += OFFLINE_WORDS_PER_FRAME) {
+    onToken(words.slice(i, i + OFFLINE_WORDS_PER_FRAME).join(''));
+  }
 }

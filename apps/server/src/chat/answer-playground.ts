@@ -3,6 +3,8 @@ import type { Kysely } from 'kysely';
 import type { AgentRow, DB } from '../db/schema.js';
 import { notFound } from '../errors/app-error.js';
 import type { ChatMessage } from '../llm/llm-provider.js';
+import { textSearchConfig } from '../retrieval/text-search-config.js';
+import { correctionMatchSql, parseCorrectionMatch } from '../services/quality/correction-match.js';
 import { storedWidgetFeatures } from '../services/widget/widget-caller.js';
 import { HISTORY_MESSAGE_CHARS } from '../services/widget/widget-conversation.js';
 import { resolveLanguage } from '../services/widget/widget-language.js';
@@ -65,7 +67,8 @@ export async function answerPlayground(options: {
   const { deps, agent } = options;
   const { db, log, clock } = deps;
   const language = resolveLanguage(undefined, agent.language_default, undefined);
-  const [sources, couponLists, provider] = await Promise.all([
+  const config = await textSearchConfig(db, agent.language_default);
+  const [sources, couponLists, provider, correction] = await Promise.all([
     loadAnswerSources({
       db,
       agent,
@@ -80,6 +83,19 @@ export async function answerPlayground(options: {
       .executeTakeFirstOrThrow()
       .then((row) => row.lists),
     resolveProvider({ db, config: deps.config, workspaceId: agent.workspace_id }),
+    db
+      .selectNoFrom(
+        correctionMatchSql({
+          workspaceId: agent.workspace_id,
+          agentId: agent.id,
+          question: options.question,
+          config,
+          features: deps.features,
+          onlyMatching: true,
+        }).as('correction'),
+      )
+      .executeTakeFirstOrThrow()
+      .then((row) => parseCorrectionMatch(row.correction)),
   ]);
   const context: AnswerContext = { sources, coupons: couponsFromLists(couponLists, clock.now()) };
   const chunks = context.sources.map(traceChunk);
@@ -96,15 +112,17 @@ export async function answerPlayground(options: {
       coupons: agent.site_type === 'ecommerce' && context.coupons.length > 0,
     },
     offlineReply: null,
+    correction,
     clock,
     ...(options.signal ? { signal: options.signal } : {}),
     emit: (frame) => {
       if (frame.event === 'start') {
         options.emit({ event: 'start', data: { message_id: frame.data.message_id } });
-        options.emit({ event: 'trace', data: { chunks } });
+        options.emit({ event: 'trace', data: { chunks, correction } });
       } else if (frame.event === 'done') {
-        const { message_id, text, citations } = frame.data;
-        options.emit({ event: 'done', data: { message_id, text, citations } });
+        const { message_id, text, citations, from_team } = frame.data;
+        const marker = from_team ? { from_team } : {};
+        options.emit({ event: 'done', data: { message_id, text, citations, ...marker } });
       } else {
         options.emit(frame);
       }

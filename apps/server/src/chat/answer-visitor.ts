@@ -1,7 +1,9 @@
 import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
+import { textSearchConfig } from '../retrieval/text-search-config.js';
 import { createSecretKeyring } from '../security/secret-keyring.js';
 import { activeLlmKeyRow, openActiveLlmKey } from '../services/accounts/llm-keys.js';
 import { isBotSilenced } from '../services/conversations/operator.js';
+import { correctionMatchSql, parseCorrectionMatch } from '../services/quality/correction-match.js';
 import { storedWidgetFeatures, type WidgetCaller } from '../services/widget/widget-caller.js';
 import { recordVisitorQuestion } from '../services/widget/widget-conversation.js';
 import { resolveLanguage } from '../services/widget/widget-language.js';
@@ -34,11 +36,21 @@ export async function answerVisitor(options: {
 }): Promise<TWidgetAnswer> {
   const { deps, caller } = options;
   const { db, log, clock } = deps;
-  // The question is stored, and the history, the workspace's model key and the agent's coupons
-  // read, in one statement; retrieval is sent beside it (a silenced conversation needs neither).
+  // The question is stored, and the history, the workspace's model key, the agent's coupons and
+  // the closest correction read, in one statement; retrieval is sent beside it (a silenced
+  // conversation needs neither). The text-search configuration is cached after the first read.
+  const config = await textSearchConfig(db, caller.agent.language_default);
   const recorded = recordVisitorQuestion(db, caller, options.message, clock.now(), {
     llm_key: activeLlmKeyRow(caller.workspaceId),
     coupon_lists: agentCouponLists(caller.agent.id),
+    correction: correctionMatchSql({
+      workspaceId: caller.workspaceId,
+      agentId: caller.agent.id,
+      question: options.message,
+      config,
+      features: deps.features,
+      onlyMatching: true,
+    }),
   });
   if (isBotSilenced(caller.conversation)) {
     await recorded;
@@ -73,10 +85,11 @@ export async function answerVisitor(options: {
     coupons: couponsFromLists(question.extra.coupon_lists, clock.now()),
   };
   const questionId = question.id;
+  const correction = parseCorrectionMatch(question.extra.correction);
   const history = question.history;
   // Offline there is no model to call the order tool, so order questions are recognised here.
   const offlineReply =
-    provider === null
+    provider === null && correction === null
       ? await offlineOrderReply({
           deps,
           caller,
@@ -105,6 +118,7 @@ export async function answerVisitor(options: {
       coupons: caller.agent.site_type === 'ecommerce' && context.coupons.length > 0,
     },
     offlineReply,
+    correction,
     emit: options.emit,
     clock,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -1,7 +1,9 @@
+import type { TCorrectionMatch } from '@service/contract';
 import { answeringLabel } from '../llm/failover.js';
 import type { ChatMessage, LlmProvider, ToolCall, ToolSpec } from '../llm/llm-provider.js';
 import { assembleSystemPrompt } from '../llm/prompt.js';
 import type { AnswerContext } from './answer-context.js';
+import { correctionPreamble } from './correction-prompt.js';
 
 /** A tool the model may call during a turn, and how to run it (returns the text the model reads). */
 export type ChatTool = { spec: ToolSpec; run(argumentsJson: string): Promise<string> };
@@ -22,6 +24,8 @@ export type ModelTurnInput = {
   history: readonly ChatMessage[];
   tools: readonly ChatTool[];
   now: Date;
+  /** An operator's correction close to the question: first in the prompt, binding. */
+  correction?: TCorrectionMatch | null;
   onToken(text: string): void;
   signal?: AbortSignal;
 };
@@ -34,7 +38,7 @@ export type ModelTurnResult = { ok: true; text: string; label: string } | { ok: 
  * answering its tool calls (at most two rounds; an unknown tool gets an error result).
  */
 export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResult> {
-  const system = assembleSystemPrompt({
+  const assembled = assembleSystemPrompt({
     agentName: input.agentName,
     agentPrompt: input.agentPrompt,
     language: input.language,
@@ -48,6 +52,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     shopper: { verified: input.shopperVerified },
     now: input.now,
   });
+  const system = input.correction ? `${correctionPreamble(input.correction)}\n\n${assembled}` : assembled;
   const messages: ChatMessage[] = [...input.history, { role: 'user', content: input.question }];
   let text = '';
   let label = input.provider.label;

@@ -23,7 +23,24 @@ export type FinishedTurn = {
   firstTokenAt: number | null;
   citations?: TCitation[];
   blocks?: TBlock[];
+  /** The operator's correction the answer was given from (its use is counted with the turn). */
+  correctionId?: string | null;
+  /** Retrieval found a source by words (not only by vector similarity); false: nothing above the floor. */
+  fromText?: boolean;
 };
+
+/**
+ * Why a finished turn is kept as a question for the operators: nothing found by words
+ * (`no_match`) and/or the "I don't know" reply (`fallback`). A turn answered from a correction
+ * or that failed is not kept.
+ */
+export function turnQuestionReasons(turn: FinishedTurn): Array<'no_match' | 'fallback'> {
+  if (turn.correctionId || turn.outcome === 'error' || turn.messageId === null) return [];
+  const reasons: Array<'no_match' | 'fallback'> = [];
+  if (turn.fromText === false) reasons.push('no_match');
+  if (turn.outcome === 'no_answer') reasons.push('fallback');
+  return reasons;
+}
 
 /** Stores a finished turn; the engine awaits it before `done` is sent. */
 export type TurnRecorder = (turn: FinishedTurn) => Promise<void>;
@@ -77,14 +94,52 @@ export function widgetTurnRecorder(options: {
       blocks: JSON.stringify(blocks),
       created_at: now,
     };
+    const reasons = turnQuestionReasons(turn);
+    const correctionId = turn.correctionId ?? null;
     // Data-modifying CTEs run exactly once whether or not the statement reads them.
-    await options.db
+    const statement = options.db
       .with('message', (db) => db.insertInto('messages').values(message).returning('id'))
       .with('activity', (db) =>
         db
           .updateTable('conversations')
           .set({ last_message_at: now, updated_at: now })
           .where('id', '=', caller.conversation.id)
+          .returning('id'),
+      )
+      // The correction's use, counted atomically with the turn it answered.
+      .with('correction_use', (db) =>
+        db
+          .updateTable('answer_corrections')
+          .set((eb) => ({ use_count: eb('use_count', '+', 1), last_used_at: now }))
+          .where('workspace_id', '=', caller.workspaceId)
+          .where('agent_id', '=', caller.agent.id)
+          .where('id', '=', correctionId ?? '')
+          .returning('id'),
+      );
+    if (reasons.length === 0) {
+      await statement.insertInto('answer_turns').values(answerTurn).execute();
+      return;
+    }
+    // A turn that found nothing or said "I don't know" is kept for the operators, with its chunks.
+    await statement
+      .with('question', (db) =>
+        db
+          .insertInto('agent_questions')
+          .values({
+            id: newId(),
+            workspace_id: caller.workspaceId,
+            agent_id: caller.agent.id,
+            conversation_id: caller.conversation.id,
+            turn_id: answerTurn.id,
+            question_message_id: options.questionMessageId,
+            answer_message_id: turn.messageId,
+            question: options.question,
+            answer: turn.answer,
+            reasons,
+            retrieved: answerTurn.retrieved,
+            created_at: now,
+            updated_at: now,
+          })
           .returning('id'),
       )
       .insertInto('answer_turns')

@@ -84,6 +84,47 @@ export type AnswerTurnsTable = {
   created_at: CreatedAt;
 };
 
+/** An operator's answer to a question, given first to a later question close enough to it. */
+export type AnswerCorrectionsTable = {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  question: string;
+  answer: string;
+  /** typed, message (from a conversation's answer) or question (from a recorded agent question). */
+  source: string;
+  source_message_id: string | null;
+  source_question_id: string | null;
+  use_count: Generated<number>;
+  last_used_at: Date | null;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
+/** A visitor question that went wrong (reasons), with the chunks behind its answer. */
+export type AgentQuestionsTable = {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  conversation_id: string | null;
+  turn_id: string | null;
+  question_message_id: string | null;
+  answer_message_id: string | null;
+  question: string;
+  answer: Generated<string>;
+  /** no_match, fallback, handoff, rated_down. */
+  reasons: string[];
+  retrieved: Jsonb<RetrievedChunk[]>;
+  status: Generated<'open' | 'resolved'>;
+  resolution: 'correction' | 'kb_article' | 'dismissed' | null;
+  resolution_id: string | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+};
+
 export type LeadsTable = {
   id: string;
   workspace_id: string;
@@ -157,6 +198,8 @@ export type ConversationTables = {
   conversations: ConversationsTable;
   messages: MessagesTable;
   answer_turns: AnswerTurnsTable;
+  answer_corrections: AnswerCorrectionsTable;
+  agent_questions: AgentQuestionsTable;
   leads: LeadsTable;
   widget_events: WidgetEventsTable;
   webhooks: WebhooksTable;
@@ -168,5 +211,7 @@ export type VisitorRow = Selectable<VisitorsTable>;
 export type ConversationRow = Selectable<ConversationsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type LeadRow = Selectable<LeadsTable>;
+export type AnswerCorrectionRow = Selectable<AnswerCorrectionsTable>;
+export type AgentQuestionRow = Selectable<AgentQuestionsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

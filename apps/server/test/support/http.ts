@@ -188,6 +188,57 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     url: '/api/v1/admin/webhooks/deliveries/01ABC/redeliver',
     openapi: '/api/v1/admin/webhooks/deliveries/{id}/redeliver',
   },
+  {
+    method: 'GET',
+    url: '/api/v1/admin/agents/01ABC/corrections',
+    openapi: '/api/v1/admin/agents/{id}/corrections',
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/agents/01ABC/corrections',
+    openapi: '/api/v1/admin/agents/{id}/corrections',
+    body: { question: 'Matrix?', answer: 'Matrix.' },
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/agents/01ABC/corrections/test',
+    openapi: '/api/v1/admin/agents/{id}/corrections/test',
+    body: { question: 'Matrix?' },
+  },
+  {
+    method: 'PATCH',
+    url: '/api/v1/admin/agents/01ABC/corrections/01ABC',
+    openapi: '/api/v1/admin/agents/{id}/corrections/{cid}',
+    body: { answer: 'Matrix.' },
+  },
+  {
+    method: 'DELETE',
+    url: '/api/v1/admin/agents/01ABC/corrections/01ABC',
+    openapi: '/api/v1/admin/agents/{id}/corrections/{cid}',
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/admin/agents/01ABC/questions',
+    openapi: '/api/v1/admin/agents/{id}/questions',
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/agents/01ABC/questions/01ABC/correction',
+    openapi: '/api/v1/admin/agents/{id}/questions/{qid}/correction',
+    body: { answer: 'Matrix.' },
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/agents/01ABC/questions/01ABC/kb-article',
+    openapi: '/api/v1/admin/agents/{id}/questions/{qid}/kb-article',
+    body: { title: 'Matrix', body: 'Matrix.' },
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/agents/01ABC/questions/01ABC/resolve',
+    openapi: '/api/v1/admin/agents/{id}/questions/{qid}/resolve',
+    body: {},
+  },
   // No key stored yet (404); storing one needs the owner's byok_enabled (403 until an admin grants it).
   { method: 'GET', url: '/api/v1/admin/llm-key', openapi: '/api/v1/admin/llm-key', expected: 404 },
   {

@@ -3,15 +3,18 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { DB } from '../../db/schema.js';
 import type { ConversationStatus } from '../../db/schema-conversations.js';
+import { notFound } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
 import { recordAudit } from '../audit.js';
 import { eraseVisitorLeads } from '../conversations/leads.js';
+import { recordTurnQuestion } from './turn-questions.js';
 import type { WidgetCaller } from './widget-caller.js';
 
 /**
  * The visitor asks for a human: an open conversation becomes `waiting` (operators see it in
- * their queue). Idempotent: asking again, or while an operator already holds it, changes nothing.
+ * their queue), and its last answered question is kept for the operators (`handoff`).
+ * Idempotent: asking again, or while an operator already holds it, changes nothing.
  */
 export async function requestHuman(
   db: Kysely<DB>,
@@ -25,7 +28,16 @@ export async function requestHuman(
     .where('status', '=', 'open')
     .returning('status')
     .executeTakeFirst();
-  if (updated) return updated.status;
+  if (updated) {
+    await recordTurnQuestion(db, {
+      id: newId(),
+      workspaceId: caller.workspaceId,
+      conversationId: caller.conversation.id,
+      reason: 'handoff',
+      now,
+    });
+    return updated.status;
+  }
   const current = await db
     .selectFrom('conversations')
     .select('status')
@@ -70,13 +82,38 @@ export async function recordTyping(
 /** The stored rating of a conversation. */
 export type SatisfactionState = { rating: 'up' | 'down'; comment: string | null };
 
-/** Records satisfaction: the first rating sticks; a later call may only add or change the comment. */
+/**
+ * Records satisfaction: the first rating sticks; a later call may only add or change the comment.
+ * A rating down keeps the rated answer (`message_id`, else the conversation's last answer) for
+ * the operators with its chunks (`rated_down`); a `message_id` that is not an answer of this
+ * conversation is 404 and stores nothing.
+ */
 export async function recordSatisfaction(
   db: Kysely<DB>,
   caller: WidgetCaller,
   input: z.output<typeof ZSatisfaction>,
   now: Date,
 ): Promise<SatisfactionState> {
+  if (input.rating === 'down') {
+    const found = await recordTurnQuestion(db, {
+      id: newId(),
+      workspaceId: caller.workspaceId,
+      conversationId: caller.conversation.id,
+      reason: 'rated_down',
+      messageId: input.message_id,
+      now,
+    });
+    if (!found && input.message_id !== undefined) throw notFound();
+  } else if (input.message_id !== undefined) {
+    const answer = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('id', '=', input.message_id)
+      .where('conversation_id', '=', caller.conversation.id)
+      .where('role', '=', 'assistant')
+      .executeTakeFirst();
+    if (!answer) throw notFound();
+  }
   const row = await db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('conversations')

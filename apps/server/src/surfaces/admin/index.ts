@@ -6,12 +6,14 @@ import { accountRoutes } from './account.route.js';
 import { type AdminAuth, authenticateAdmin } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
 import { conversationRoutes } from './conversations.route.js';
+import { correctionRoutes } from './corrections.route.js';
 import { embedRoutes } from './embed.route.js';
 import { kbRoutes } from './kb.route.js';
 import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
 import { playgroundRoutes } from './playground.route.js';
+import { questionRoutes } from './questions.route.js';
 import { searchRoutes } from './search.route.js';
 import { sessionRoutes } from './session.route.js';
 import { setupRoutes } from './setup.route.js';
@@ -72,5 +74,7 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(conversationRoutes(deps));
     await app.register(webhookRoutes(deps));
     await app.register(widgetPreviewRoutes(deps));
+    await app.register(correctionRoutes(deps));
+    await app.register(questionRoutes(deps));
   };
 }
