@@ -14,6 +14,7 @@ import { securityHeadersPlugin } from './http/security-headers.js';
 import { storableTextValidatorCompiler } from './http/storable-text.js';
 import { createLogger } from './logger.js';
 import { SESSION_COOKIE } from './services/accounts/admin-sessions.js';
+import { findDemoAgent } from './services/ops/demo-seed.js';
 import { ADMIN_PREFIX, adminSurface } from './surfaces/admin/index.js';
 import {
   CONSOLE_PREFIX,
@@ -116,7 +117,9 @@ export async function createApp(
   await app.register(widgetSurface(deps, limits), { prefix: WIDGET_PREFIX });
   await app.register(widgetShopSurface(deps, limits), { prefix: WIDGET_SHOP_PREFIX });
   await app.register(publicSurface(deps, assets), { prefix: PUBLIC_PREFIX });
-  await app.register(consoleSurface(consoleFiles(deps.config.adminDistDir)), { prefix: CONSOLE_PREFIX });
-  await app.register(consoleRootSurface(), { prefix: CONSOLE_ROOT_PREFIX });
+  const consoleBuild = consoleFiles(deps.config.adminDistDir);
+  await app.register(consoleSurface(consoleBuild), { prefix: CONSOLE_PREFIX });
+  const hasDemo = async () => (await findDemoAgent(deps.database.db)) !== null;
+  await app.register(consoleRootSurface(consoleBuild, hasDemo), { prefix: CONSOLE_ROOT_PREFIX });
   return app;
 }

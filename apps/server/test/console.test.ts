@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { seedDemo } from '../src/services/ops/demo-seed.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 // The console surface serves whatever a console build left in ADMIN_DIST_DIR: here a small
@@ -132,11 +133,31 @@ describe('the console surface before the console is built', () => {
     }
   });
 
+  test('/ answers a status page with neither console nor demo, then redirects to /demo once the demo exists', async () => {
+    const status = await t.app.inject({ method: 'GET', url: '/' });
+    assert.equal(status.statusCode, 200);
+    assert.match(String(status.headers['content-type']), /^text\/html/);
+    assert.match(status.body, /service is running/);
+    await seedDemo({
+      db: t.database.db,
+      clock: t.clock,
+      queue: t.queue,
+      appKey: t.config.appKey,
+      origins: [],
+      log: { info: () => {} },
+    });
+    const demo = await t.app.inject({ method: 'GET', url: '/' });
+    assert.equal(demo.statusCode, 302);
+    assert.equal(demo.headers.location, '/demo');
+  });
+
   test('a build made while the service runs is served without a restart', async () => {
     await mkdir(join(dist, 'assets'), { recursive: true });
     await writeFile(join(dist, 'index.html'), INDEX);
     const response = await t.app.inject({ method: 'GET', url: '/admin/' });
     assert.equal(response.statusCode, 200);
     assert.equal(response.body, INDEX);
+    // And / now goes to the console rather than the demo.
+    assert.equal((await t.app.inject({ method: 'GET', url: '/' })).headers.location, '/admin/');
   });
 });

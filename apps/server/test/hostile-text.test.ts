@@ -55,6 +55,7 @@ const NO_TEXT_INPUT = new Set([
   'GET /api/v1/admin/me/two-factor',
   'POST /api/v1/admin/me/two-factor',
   'GET /api/v1/admin/kb/articles',
+  'GET /api/v1/admin/kb/settings',
   'GET /api/v1/admin/llm-key',
   'DELETE /api/v1/admin/llm-key',
   'GET /api/v1/admin/webhooks',

@@ -18,8 +18,16 @@ function assertHtmlPage(res: LightMyRequestResponse, status: number): void {
   assert.equal(res.statusCode, status, res.body);
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
   assert.match(res.body, /^<!doctype html>/);
+  // Only same-origin stylesheets, no inline script or style, no script at all without a widget.
   assert.doesNotMatch(res.body, /<script/i);
-  assert.doesNotMatch(res.body, /<link|<style|src="http|@import/i, 'no external or inline resources');
+  assert.doesNotMatch(
+    res.body,
+    /<style|\sstyle=|\son[a-z]+=|src="http|@import/i,
+    'no inline or external resources',
+  );
+  for (const [, href] of res.body.matchAll(/<link rel="stylesheet" href="([^"]*)"/g)) {
+    assert.match(href ?? '', /^\/kb(?:-assets)?\//, 'stylesheets come from this origin');
+  }
   const csp = String(res.headers['content-security-policy']);
   for (const directive of [
     "default-src 'self'",
@@ -27,6 +35,8 @@ function assertHtmlPage(res: LightMyRequestResponse, status: number): void {
     "base-uri 'self'",
     "form-action 'self'",
     "frame-ancestors 'self'",
+    "style-src 'self'",
+    "script-src 'self'",
   ]) {
     assert.ok(
       csp
@@ -36,6 +46,7 @@ function assertHtmlPage(res: LightMyRequestResponse, status: number): void {
       `${directive} in ${csp}`,
     );
   }
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
   assert.equal(res.headers['x-content-type-options'], 'nosniff');
   assert.equal(res.headers['referrer-policy'], 'strict-origin-when-cross-origin');
   assert.equal(res.headers['strict-transport-security'], undefined, 'no HSTS on plain http');
@@ -184,7 +195,7 @@ describe('knowledge base: admin CRUD and public pages', () => {
     assertHtmlPage(res, 200);
     assert.match(
       res.body,
-      /<title>Shipping &lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;returns&quot; · Acme KB<\/title>/,
+      /<title>Shipping &lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;returns&quot; · Acme KB help centre<\/title>/,
     );
     assert.match(
       res.body,
@@ -220,7 +231,8 @@ describe('knowledge base: admin CRUD and public pages', () => {
     await create(acme, { title: 'Hostile', slug: 'hostile', body_markdown: hostile, is_published: true });
     const res = await t.app.inject({ url: `/kb/${acme.workspace.slug}/hostile` });
     assertHtmlPage(res, 200);
-    const body = res.body.slice(res.body.indexOf('</h1>'));
+    // The article's body: after its title, up to the end of the article (the page's own frame follows).
+    const body = res.body.slice(res.body.indexOf('</h1>'), res.body.indexOf('</article>'));
     assert.doesNotMatch(body, /steal|onload|onerror|<iframe|<svg|<img|<div|<span|<b>|<i>|CDATA|<!--/i);
     assert.doesNotMatch(
       body.replace(/<code>[^<]*<\/code>/g, ''),

@@ -8,6 +8,7 @@ export * from './errors.js';
 export * from './evaluation.js';
 export * from './hmac.js';
 export * from './kb.js';
+export * from './kb-settings.js';
 export * from './llm-key.js';
 export * from './origin.js';
 export * from './pagination.js';

@@ -18,6 +18,8 @@ const kbWritable = {
   title: zText().trim().min(1).max(300),
   slug: ZKbSlug,
   body_markdown: zText().max(KB_ARTICLE_BODY_MAX_CHARS),
+  /** The article's section on the public KB home; '' (the default) is the general section. */
+  category: zText().trim().max(80),
   is_published: z.boolean(),
 };
 
@@ -28,6 +30,7 @@ const kbWritable = {
 export const ZKbArticleCreate = z.strictObject({
   ...kbWritable,
   slug: kbWritable.slug.optional(),
+  category: kbWritable.category.optional(),
   is_published: kbWritable.is_published.optional(),
 });
 export type TKbArticleCreate = z.infer<typeof ZKbArticleCreate>;
@@ -42,6 +45,7 @@ export const ZKbArticle = z.object({
   title: zText(),
   slug: zText(),
   body_markdown: zText(),
+  category: zText(),
   is_published: z.boolean(),
   published_at: zText().nullable(),
   created_at: zText(),

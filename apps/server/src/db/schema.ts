@@ -11,6 +11,13 @@ export type WorkspacesTable = {
   id: string;
   name: string;
   slug: string;
+  /** The public KB's title; '' shows "<name> help centre". */
+  kb_title: Generated<string>;
+  kb_logo_url: string | null;
+  /** `#rrggbb`, or null for the default colour. */
+  kb_color: string | null;
+  /** The agent whose widget the KB pages embed; null embeds none. */
+  kb_widget_agent_id: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 };
@@ -196,6 +203,8 @@ export type KbArticlesTable = {
   title: string;
   slug: string;
   body_markdown: Generated<string>;
+  /** The article's section on the public KB home; '' is the general section. */
+  category: Generated<string>;
   is_published: Generated<boolean>;
   published_at: Date | null;
   created_at: CreatedAt;

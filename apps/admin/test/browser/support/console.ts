@@ -216,6 +216,13 @@ const DOC_SCREENSHOTS = new Set([
   'kb-editor-desktop',
   'agent-settings-desktop',
   'agent-settings-phone',
+  'kb-home-desktop',
+  'kb-home-phone',
+  'kb-home-dark',
+  'kb-article-desktop',
+  'kb-article-phone',
+  'kb-article-dark',
+  'demo-desktop',
 ]);
 
 /**

@@ -77,6 +77,7 @@ export async function createKbArticle(
           title: input.title,
           slug,
           body_markdown: input.body_markdown,
+          category: input.category ?? '',
           is_published: published,
           published_at: published ? scope.clock.now() : null,
         })
@@ -130,6 +131,7 @@ export async function updateKbArticle(
           ...(input.title !== undefined && { title: input.title }),
           ...(input.slug !== undefined && { slug: input.slug }),
           ...(input.body_markdown !== undefined && { body_markdown: input.body_markdown }),
+          ...(input.category !== undefined && { category: input.category }),
           ...(input.is_published !== undefined && { is_published: input.is_published }),
           ...(publishing && { published_at: scope.clock.now() }),
           ...(input.is_published === false && { published_at: null }),
@@ -185,70 +187,6 @@ function syncArticle(trx: Queryable, scope: TenantScope & KbIndexing, articleId:
   });
 }
 
-/** A published article as the public pages show it. */
-export type PublicKbArticle = { title: string; slug: string; bodyMarkdown: string; publishedAt: Date | null };
-
-/**
- * The published articles of a workspace found by its slug, newest first; `null` when no
- * workspace has that slug.
- */
-export async function listPublishedKbArticles(
-  db: Queryable,
-  workspaceSlug: string,
-): Promise<{ workspaceName: string; articles: Array<Omit<PublicKbArticle, 'bodyMarkdown'>> } | null> {
-  const workspace = await db
-    .selectFrom('workspaces')
-    .select(['id', 'name'])
-    .where('slug', '=', workspaceSlug)
-    .executeTakeFirst();
-  if (!workspace) return null;
-  const rows = await db
-    .selectFrom('kb_articles')
-    .select(['title', 'slug', 'published_at'])
-    .where('workspace_id', '=', workspace.id)
-    .where('is_published', '=', true)
-    .orderBy('published_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  return {
-    workspaceName: workspace.name,
-    articles: rows.map((row) => ({ title: row.title, slug: row.slug, publishedAt: row.published_at })),
-  };
-}
-
-/**
- * One published article by workspace slug and article slug. An unpublished, unknown or
- * other-workspace article all give `null`, so the caller cannot tell them apart.
- */
-export async function findPublishedKbArticle(
-  db: Queryable,
-  workspaceSlug: string,
-  articleSlug: string,
-): Promise<(PublicKbArticle & { workspaceName: string }) | null> {
-  const row = await db
-    .selectFrom('kb_articles')
-    .innerJoin('workspaces', 'workspaces.id', 'kb_articles.workspace_id')
-    .select([
-      'kb_articles.title',
-      'kb_articles.slug',
-      'kb_articles.body_markdown',
-      'kb_articles.published_at',
-      'workspaces.name as workspace_name',
-    ])
-    .where('workspaces.slug', '=', workspaceSlug)
-    .where('kb_articles.slug', '=', articleSlug)
-    .where('kb_articles.is_published', '=', true)
-    .executeTakeFirst();
-  if (!row) return null;
-  return {
-    title: row.title,
-    slug: row.slug,
-    bodyMarkdown: row.body_markdown,
-    publishedAt: row.published_at,
-    workspaceName: row.workspace_name,
-  };
-}
-
 async function slugTaken(db: Queryable, workspaceId: string, slug: string): Promise<boolean> {
   const row = await db
     .selectFrom('kb_articles')
@@ -278,6 +216,7 @@ function toKbArticle(row: KbArticleRow): TKbArticle {
     title: row.title,
     slug: row.slug,
     body_markdown: row.body_markdown,
+    category: row.category,
     is_published: row.is_published,
     published_at: iso(row.published_at),
     created_at: iso(row.created_at),

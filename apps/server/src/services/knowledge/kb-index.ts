@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import { htmlToText } from '../../ingest/html-text.js';
-import { KB_PATH } from '../../kb/pages.js';
+import { KB_PATH } from '../../kb/kb-paths.js';
 import { renderMarkdown } from '../../kb/render-markdown.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { sha256Hex } from '../../security/hashing.js';

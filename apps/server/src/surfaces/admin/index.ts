@@ -10,6 +10,7 @@ import { correctionRoutes } from './corrections.route.js';
 import { embedRoutes } from './embed.route.js';
 import { evaluationRoutes } from './evaluations.route.js';
 import { kbRoutes } from './kb.route.js';
+import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
 import { playgroundRoutes } from './playground.route.js';
@@ -67,6 +68,7 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(searchRoutes(deps));
     await app.register(playgroundRoutes(deps));
     await app.register(kbRoutes(deps));
+    await app.register(kbSettingsRoutes(deps));
     await app.register(embedRoutes(deps));
     await app.register(leadRoutes(deps));
     await app.register(llmKeyRoutes(deps));

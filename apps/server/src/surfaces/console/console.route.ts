@@ -87,16 +87,43 @@ export function consoleRoutes(files: ConsoleFiles): FastifyPluginAsyncZod {
   };
 }
 
-/** `GET /`: the service's root sends a browser to the console. */
-export function rootRedirectRoute(consolePath: string): FastifyPluginAsyncZod {
+/** Where `/` sends a browser, or `null` for the status page. */
+export type RootTarget = () => Promise<string | null>;
+
+/** What `/` answers when there is neither a built console nor a demo: what runs, where to go. */
+const STATUS_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Chat agent service</title></head>
+<body>
+<h1>The chat agent service is running</h1>
+<p>The admin console has not been built (<code>npm run build</code>) and there is no demo agent.
+The admin API is under <code>/api/v1/admin</code>; <code>/healthz</code> reports the service's health.</p>
+</body>
+</html>
+`;
+
+/**
+ * `GET /`: the service's root sends a browser to the console when it is built, else to `/demo`
+ * when the demo agent exists, else answers a small status page.
+ */
+export function rootRedirectRoute(target: RootTarget): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/',
       {
         config: { auth: 'none' },
-        schema: { tags, summary: 'Redirects to the admin console', response: { 302: z.null() } },
+        schema: {
+          tags,
+          summary: 'Redirects to the admin console (or /demo before it is built), else a status page',
+          response: { 200: z.string().describe('Status page (HTML)'), 302: z.null() },
+        },
       },
-      async (_request, reply) => reply.redirect(consolePath, 302),
+      async (_request, reply) => {
+        const location = await target();
+        if (location) return reply.redirect(location, 302);
+        return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(STATUS_PAGE);
+      },
     );
   };
 }

@@ -36,9 +36,17 @@ export function consoleSurface(files: ConsoleFiles) {
   };
 }
 
-/** `/` → `/admin/`, mounted at {@link CONSOLE_ROOT_PREFIX}. */
-export function consoleRootSurface() {
+/**
+ * `/` → `/admin/` when the console is built, else `/demo` when `hasDemo()`, else a status page;
+ * mounted at {@link CONSOLE_ROOT_PREFIX}.
+ */
+export function consoleRootSurface(files: ConsoleFiles, hasDemo: () => Promise<boolean>) {
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(rootRedirectRoute(`${CONSOLE_PREFIX}/`));
+    await app.register(
+      rootRedirectRoute(async () => {
+        if (await files.index()) return `${CONSOLE_PREFIX}/`;
+        return (await hasDemo()) ? '/demo' : null;
+      }),
+    );
   };
 }

@@ -1,23 +1,33 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
+import { documentHtml, escapeHtml } from '../../kb/page-layout.js';
 import { findDemoAgent } from '../../services/ops/demo-seed.js';
 import { WIDGET_BUNDLE_PATH, type WidgetAssets } from '../../widget-assets/widget-manifest.js';
+import { usePublicPagePolicy, widgetLoaderSrc } from './page-policy.js';
 
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const TITLE = 'Try the chat assistant';
+const DESCRIPTION = 'A demo page embedding the sample assistant of a made-up coffee roaster.';
 
-function page(body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Chat agent demo</title></head>
-<body>
-<h1>Chat agent demo</h1>
-${body}
-</body>
-</html>
-`;
+/** Questions the sample knowledge answers (services/ops/demo-seed.ts). */
+const QUESTIONS = [
+  'How long does shipping take?',
+  'Can I return an opened bag?',
+  'Which coffee is best for espresso?',
+  'When is the roastery shop open?',
+];
+
+function page(
+  main: string,
+  scripts: ReadonlyArray<{ src: string; attributes: Record<string, string> }> = [],
+) {
+  return documentHtml(
+    { title: `${TITLE} · Demo`, description: DESCRIPTION, noIndex: true, scripts },
+    [
+      '<header class="site-header"><div class="wrap"><span class="brand">Chat agent demo</span></div></header>',
+      `<main id="main" class="wrap"><div class="article">\n${main}\n</div></main>`,
+    ].join('\n'),
+  );
 }
 
 /**
@@ -26,6 +36,7 @@ ${body}
  */
 export function demoRoutes(deps: AppDeps, assets: WidgetAssets): FastifyPluginAsyncZod {
   return async (app) => {
+    usePublicPagePolicy(app);
     app.get(
       '/demo',
       {
@@ -44,21 +55,27 @@ export function demoRoutes(deps: AppDeps, assets: WidgetAssets): FastifyPluginAs
             .code(404)
             .send(
               page(
-                '<p>There is no demo agent: the demo is off (DEMO_SEED=false) or its workspace was removed.</p>',
+                `<h1>The demo is off</h1>\n<p>There is no demo agent: the demo is off (<code>DEMO_SEED=false</code>) or its workspace was removed. Sign in to the <a href="/admin/">console</a> to create an agent of your own.</p>`,
               ),
             );
         }
-        const hash = (await assets.manifest())?.widget.hash;
-        const src = `${WIDGET_BUNDLE_PATH}${hash ? `?v=${hash}` : ''}`;
-        return reply.send(
-          page(
-            `<p>This page embeds the <strong>demo assistant</strong> of a made-up coffee roaster, the way a customer site would.
-Open the chat in the corner and ask, for example, “How long does shipping take?” or “Can I return an opened bag?”.</p>
-<p>The snippet on this page:</p>
-<pre>${escapeHtml(`<script src="${src}" data-agent-id="${agentId}" async></script>`)}</pre>
-<script src="${escapeHtml(src)}" data-agent-id="${escapeHtml(agentId)}" async></script>`,
-          ),
-        );
+        const src = (await widgetLoaderSrc(assets)) ?? WIDGET_BUNDLE_PATH;
+        const snippet = `<script src="${src}" data-agent-id="${agentId}" async></script>`;
+        const main = [
+          `<h1>${TITLE}</h1>`,
+          '<p class="lead">This page embeds the <strong>demo assistant</strong> of Northwind Coffee Roasters, a made-up shop, exactly the way a customer site would.</p>',
+          '<h2>What to try</h2>',
+          '<ol class="steps">',
+          '<li>Open the chat button in the bottom corner of this page.</li>',
+          `<li>Ask something the shop's sample knowledge covers, for example:<ul>${QUESTIONS.map((q) => `<li>“${escapeHtml(q)}”</li>`).join('')}</ul></li>`,
+          '<li>Reload the page: the conversation is still there.</li>',
+          '</ol>',
+          '<h2>The snippet on this page</h2>',
+          '<p>One script tag is all a site adds:</p>',
+          `<div class="card"><pre><code>${escapeHtml(snippet)}</code></pre></div>`,
+          '<p>Make your own agent, give it your documents or your site, and copy its snippet from the <a href="/admin/">console</a>.</p>',
+        ].join('\n');
+        return reply.send(page(main, [{ src, attributes: { 'data-agent-id': agentId } }]));
       },
     );
   };
