@@ -64,16 +64,23 @@ const LIMIT = 10;
 const BM25 = FULL_SEARCH.bm25;
 const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'full (service default)', components: {} },
-  { name: 'before: tiers (first-step default)', components: { ranking: 'tiers' } },
+  { name: 'before: tiers (first-step default)', components: { ranking: 'tiers', trigram: true } },
   {
     name: 'before issue 17 (tiers, all words, equal RRF)',
-    components: { ranking: 'tiers', allWords: true, weights: { trigram: 1, vector: 1 }, pages: 0 },
+    components: {
+      ranking: 'tiers',
+      trigram: true,
+      allWords: true,
+      weights: { trigram: 1, vector: 1 },
+      pages: 0,
+    },
   },
   { name: 'off: IDF (every word weighs 1)', components: { bm25: { ...BM25, idf: false } } },
   { name: 'off: title/URL field', components: { bm25: { ...BM25, title: 0 } } },
-  { name: 'off: page lift', components: { bm25: { ...BM25, pages: 0 } } },
+  { name: 'pages 0.5', components: { bm25: { ...BM25, pages: 0.5 } } },
   { name: 'off: length normalization (b 0)', components: { bm25: { ...BM25, b: 0 } } },
   { name: 'off: typo correction in the query', components: { correct: false } },
+  { name: 'typo: trigram list instead of the correction', components: { correct: false, trigram: true } },
   { name: 'off: trigram list', components: { trigram: false } },
   { name: 'on: trigram list', components: { trigram: true } },
   { name: 'off: vectors', components: { vector: false } },
@@ -88,7 +95,9 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'title 0.5', components: { bm25: { ...BM25, title: 0.5 } } },
   { name: 'title 2', components: { bm25: { ...BM25, title: 2 } } },
   { name: 'pages 0.3', components: { bm25: { ...BM25, pages: 0.3 } } },
-  { name: 'pages 0.7', components: { bm25: { ...BM25, pages: 0.7 } } },
+  { name: 'pages 0.3, title 0.5', components: { bm25: { ...BM25, pages: 0.3, title: 0.5 } } },
+  { name: 'budget 3000', components: { bm25: { ...BM25, budget: 3000 } } },
+  { name: 'budget 300', components: { bm25: { ...BM25, budget: 300 } } },
   { name: 'k1 0.9, b 0.4', components: { bm25: { ...BM25, k1: 0.9, b: 0.4 } } },
   { name: 'k1 2', components: { bm25: { ...BM25, k1: 2 } } },
 ];
