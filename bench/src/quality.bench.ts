@@ -12,7 +12,10 @@
  * second, the misses, the date and the commit. Progress goes to stderr.
  *
  * Run: `npm run bench:quality` (options: `--corpus DIR`, `--golden FILE`, `--database-url URL`,
- * `--crawl-delay-ms N` (default 0), `--timeout-min N` (default 12), `--index-only` to stop after indexing). Exits 2 without the corpus.
+ * `--crawl-delay-ms N` (default 0), `--timeout-min N` (default 12), `--index-only` to stop after
+ * indexing and print its speed, `--keep-dir DIR` (index into
+ * the embedded store at DIR and keep it), `--reuse-dir DIR` (query a kept store again: no
+ * indexing, for ranking-only changes)). Exits 2 without the corpus.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,7 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { searchChunks } from '../../apps/server/src/retrieval/search.js';
-import type { SearchComponents } from '../../apps/server/src/retrieval/search-components.js';
+import { FULL_SEARCH, type SearchComponents } from '../../apps/server/src/retrieval/search-components.js';
 import type { TSearchHit } from '../../packages/contract/src/index.js';
 import { startCorpusSite } from './support/corpus-site.js';
 import {
@@ -33,7 +36,14 @@ import {
 } from './support/golden.js';
 import { hasKey } from './support/http.js';
 import { argument, formatMs, markdownTable, positiveIntegers, summarize } from './support/latency.js';
-import { idOf, indexSitemap, type QualityService, startQualityService } from './support/quality-service.js';
+import {
+  type IndexOutcome,
+  idOf,
+  indexSitemap,
+  type QualityService,
+  saveState,
+  startQualityService,
+} from './support/quality-service.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const CORPUS = argument('corpus') ?? process.env.SQLITE_DOCS_DIR ?? '/usr/share/doc/sqlite3';
@@ -41,36 +51,57 @@ const GOLDEN = argument('golden') ?? join(HERE, '../golden/sqlite/sqlite-docs.js
 const DATABASE_URL = argument('database-url') ?? null;
 const CRAWL_DELAY_MS = Number(argument('crawl-delay-ms') ?? '0');
 const INDEX_ONLY = process.argv.includes('--index-only');
+const KEEP_DIR = argument('keep-dir') ?? null;
+const REUSE_DIR = argument('reuse-dir') ?? null;
+/** `--rows a,b`: only the ablation rows whose name contains one of these (the full row always runs). */
+const ROWS =
+  argument('rows')
+    ?.split(',')
+    .filter((row) => row !== '') ?? null;
 const TIMEOUT_MIN = positiveIntegers(argument('timeout-min'), [12], '--timeout-min')[0] ?? 12;
 /** Hits asked per question, as the black-box runner asks. */
 const LIMIT = 10;
 
 /** The configurations of the ablation table: the full search, then one component off (or alone) each. */
+const BM25 = FULL_SEARCH.bm25;
 const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'full (service default)', components: {} },
+  { name: 'before: tiers (first-step default)', components: { ranking: 'tiers', trigram: true } },
   {
-    name: 'before issue 17 (all words, equal RRF, no pages)',
-    components: { allWords: true, weights: { trigram: 1, vector: 1 }, pages: 0 },
+    name: 'before issue 17 (tiers, all words, equal RRF)',
+    components: {
+      ranking: 'tiers',
+      trigram: true,
+      allWords: true,
+      weights: { trigram: 1, vector: 1 },
+      pages: 0,
+    },
   },
-  { name: 'all words always', components: { allWords: true } },
-  { name: 'off: full-text all words', components: { allWords: false } },
-  { name: 'off: full-text any word', components: { anyWord: false } },
-  { name: 'configs: simple only', components: { configs: 'simple' } },
-  { name: 'configs: language only', components: { configs: 'language' } },
-  { name: 'off: trigram', components: { trigram: false } },
+  { name: 'off: IDF (every word weighs 1)', components: { bm25: { ...BM25, idf: false } } },
+  { name: 'off: title/URL field', components: { bm25: { ...BM25, title: 0 } } },
+  { name: 'pages 0.5', components: { bm25: { ...BM25, pages: 0.5 } } },
+  { name: 'off: length normalization (b 0)', components: { bm25: { ...BM25, b: 0 } } },
+  { name: 'off: typo correction in the query', components: { correct: false } },
+  { name: 'typo: trigram list instead of the correction', components: { correct: false, trigram: true } },
+  { name: 'off: trigram list', components: { trigram: false } },
+  { name: 'on: trigram list', components: { trigram: true } },
   { name: 'off: vectors', components: { vector: false } },
   { name: 'off: fusion (lists concatenated)', components: { fusion: 'concatenate' } },
-  { name: 'off: weights (equal RRF)', components: { weights: { trigram: 1, vector: 1 } } },
+  { name: 'all words always', components: { allWords: true } },
+  { name: 'configs: language only', components: { configs: 'language' } },
+  { name: 'configs: simple only', components: { configs: 'simple' } },
   { name: 'full-text only', components: { trigram: false, vector: false } },
   { name: 'vectors only', components: { allWords: false, anyWord: false, trigram: false } },
-  { name: 'weights: trigram 0.5, vectors 0.25', components: { weights: { trigram: 0.5, vector: 0.25 } } },
-  { name: 'weights: trigram 0.5, vectors 0.5', components: { weights: { trigram: 0.5, vector: 0.5 } } },
-  { name: 'pages 0.5', components: { pages: 0.5 } },
-  { name: 'pages 0.3', components: { pages: 0.3 } },
-  {
-    name: 'pages 0.5, weights 0.5/0.25',
-    components: { pages: 0.5, weights: { trigram: 0.5, vector: 0.25 } },
-  },
+  { name: 'weights: vectors 0.1', components: { weights: { ...FULL_SEARCH.weights, vector: 0.1 } } },
+  { name: 'weights: vectors 0.5', components: { weights: { ...FULL_SEARCH.weights, vector: 0.5 } } },
+  { name: 'title 0.5', components: { bm25: { ...BM25, title: 0.5 } } },
+  { name: 'title 2', components: { bm25: { ...BM25, title: 2 } } },
+  { name: 'pages 0.3', components: { bm25: { ...BM25, pages: 0.3 } } },
+  { name: 'pages 0.3, title 0.5', components: { bm25: { ...BM25, pages: 0.3, title: 0.5 } } },
+  { name: 'budget 3000', components: { bm25: { ...BM25, budget: 3000 } } },
+  { name: 'budget 300', components: { bm25: { ...BM25, budget: 300 } } },
+  { name: 'k1 0.9, b 0.4', components: { bm25: { ...BM25, k1: 0.9, b: 0.4 } } },
+  { name: 'k1 2', components: { bm25: { ...BM25, k1: 2 } } },
 ];
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -172,7 +203,16 @@ function ablationTable(passes: readonly Pass[], questions: readonly GoldenQuesti
 
 /** Refuses anything but the known `--name value` options (npm may eat a flag and leave its value). */
 function checkArguments(argv: readonly string[]): void {
-  const known = ['corpus', 'golden', 'database-url', 'crawl-delay-ms', 'timeout-min'];
+  const known = [
+    'corpus',
+    'golden',
+    'database-url',
+    'crawl-delay-ms',
+    'timeout-min',
+    'keep-dir',
+    'reuse-dir',
+    'rows',
+  ];
   const flags = ['index-only'];
   for (let i = 0; i < argv.length; i += 1) {
     const name = (argv[i] ?? '').replace(/^--/, '').split('=')[0] ?? '';
@@ -183,6 +223,34 @@ function checkArguments(argv: readonly string[]): void {
       );
     if (!argv[i]?.includes('=')) i += 1;
   }
+}
+
+/**
+ * The indexed agent: the one a `--reuse-dir` store holds, or a new one indexed from the
+ * corpus site's sitemap now (saved into a `--keep-dir` store for later runs).
+ */
+async function indexedAgent(
+  qs: QualityService,
+  baseUrl: string,
+): Promise<{ agentId: string; outcome: IndexOutcome; root: string }> {
+  const kept = qs.state;
+  if (REUSE_DIR) {
+    if (!kept.agentId || !kept.outcome || !kept.corpusBaseUrl)
+      throw new Error(`${REUSE_DIR} was not indexed to the end by a --keep-dir run`);
+    progress(`reusing the store in ${REUSE_DIR}: agent ${kept.agentId}, indexed by an earlier run`);
+    return { agentId: kept.agentId, outcome: kept.outcome, root: kept.corpusBaseUrl };
+  }
+  const agentId = idOf(
+    await qs.api('POST', '/agents', { name: 'quality bench', is_published: true, language_default: 'en' }),
+  );
+  const outcome = await indexSitemap(qs, agentId, `${baseUrl}/sitemap.xml`, TIMEOUT_MIN * 60_000);
+  progress(
+    `indexed ${outcome.documents} documents (${outcome.chunks} chunks) in ${outcome.indexedSeconds.toFixed(0)} s, ` +
+      `embedded by ${outcome.embeddedSeconds.toFixed(0)} s; source ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`,
+  );
+  if (outcome.documents === 0) throw new Error('no document was indexed');
+  if (KEEP_DIR) await saveState(KEEP_DIR, { ...kept, agentId, corpusBaseUrl: baseUrl, outcome });
+  return { agentId, outcome, root: baseUrl };
 }
 
 async function main(): Promise<number> {
@@ -206,6 +274,8 @@ async function main(): Promise<number> {
       corpusPort: site.port,
       databaseUrl: DATABASE_URL,
       crawlDelayMs: CRAWL_DELAY_MS,
+      keepDir: KEEP_DIR,
+      reuseDir: REUSE_DIR,
     });
     const started = qs;
     // Ctrl-C: stop the service, remove its DATA_DIR or drop its database, then exit.
@@ -217,21 +287,13 @@ async function main(): Promise<number> {
     }
     const features = qs.service.database.features;
     progress(`service at ${qs.baseUrl} on ${store} (trigram ${features.trigram}, vector ${features.vector})`);
-    const agentId = idOf(
-      await qs.api('POST', '/agents', { name: 'quality bench', is_published: true, language_default: 'en' }),
-    );
     // CPU time of this process (the service, its store and extraction threads, the corpus site):
     // unlike the wall clock, hardly moved by other work on a shared machine.
     const cpuBefore = process.cpuUsage();
-    const outcome = await indexSitemap(qs, agentId, `${site.baseUrl}/sitemap.xml`, TIMEOUT_MIN * 60_000);
-    const cpuUsed = process.cpuUsage(cpuBefore);
-    const cpuSeconds = (cpuUsed.user + cpuUsed.system) / 1e6;
-    progress(
-      `indexed ${outcome.documents} documents (${outcome.chunks} chunks) in ${outcome.indexedSeconds.toFixed(0)} s, ` +
-        `embedded by ${outcome.embeddedSeconds.toFixed(0)} s; source ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`,
-    );
-    if (outcome.documents === 0) throw new Error('no document was indexed');
+    const { agentId, outcome, root } = await indexedAgent(qs, site.baseUrl);
     if (INDEX_ONLY) {
+      const cpuUsed = process.cpuUsage(cpuBefore);
+      const cpuSeconds = (cpuUsed.user + cpuUsed.system) / 1e6;
       console.log(
         `Indexing (${new Date().toISOString().slice(0, 16)}Z, commit ${commitLine()}; ${store}; load average ${loadavg()[0]?.toFixed(1)}): ` +
           `${outcome.documents} documents, ${outcome.chunks} chunks; fetched and indexed in ${outcome.indexedSeconds.toFixed(0)} s ` +
@@ -241,15 +303,15 @@ async function main(): Promise<number> {
       );
       return 0;
     }
-
     progress('questions through the admin search route');
-    const route = await runPass('admin search route', questions, site.baseUrl, routeSearch(qs, agentId));
+    const route = await runPass('admin search route', questions, root, routeSearch(qs, agentId));
     const passes: Pass[] = [];
-    for (const config of CONFIGS) {
+    const configs = CONFIGS.filter(
+      (config, i) => i === 0 || !ROWS || ROWS.some((row) => config.name.includes(row)),
+    );
+    for (const config of configs) {
       progress(`questions with ${config.name}`);
-      passes.push(
-        await runPass(config.name, questions, site.baseUrl, directSearch(qs, agentId, config.components)),
-      );
+      passes.push(await runPass(config.name, questions, root, directSearch(qs, agentId, config.components)));
     }
     const full = passes[0];
     const differ = full ? route.ranks.filter((rank, i) => rank !== full.ranks[i]).length : 0;

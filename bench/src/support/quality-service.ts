@@ -6,7 +6,7 @@
  * a sitemap source of the corpus, watched until its pages are fetched, indexed and embedded.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -31,8 +31,35 @@ export type QualityService = {
   workspaceId: string;
   api: Api;
   embeddings: EmbeddingProvider | null;
+  /** What a later run needs to reuse this store (`--reuse-dir`); saved by `saveState`. */
+  state: StoreState;
   stop(): Promise<void>;
 };
+
+/** A kept store's key, tenant and (once indexed) agent and indexing outcome. */
+export type StoreState = {
+  appKey: string;
+  workspaceId: string;
+  adminToken: string;
+  agentId?: string;
+  /** The corpus site's address at indexing time: the root the hits' URLs are relative to. */
+  corpusBaseUrl?: string;
+  outcome?: IndexOutcome;
+};
+
+const STATE_FILE = 'bench-quality.json';
+
+/** Writes the state of a kept store into its DATA_DIR, for `--reuse-dir`. */
+export async function saveState(dataDir: string, state: StoreState): Promise<void> {
+  await writeFile(join(dataDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+async function readState(dataDir: string): Promise<StoreState> {
+  const raw: unknown = JSON.parse(await readFile(join(dataDir, STATE_FILE), 'utf8'));
+  if (!hasKey(raw, 'appKey') || !hasKey(raw, 'workspaceId') || !hasKey(raw, 'adminToken'))
+    throw new Error(`${dataDir}/${STATE_FILE} is not a kept quality-bench store`);
+  return raw as StoreState;
+}
 
 /** A fresh database on the server at `adminUrl`: its URL, and how to drop it. */
 async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -52,14 +79,23 @@ async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): 
 
 /**
  * Starts the service; `databaseUrl` null means the embedded store in a fresh temp DATA_DIR,
- * otherwise a fresh database on that PostgreSQL server.
+ * otherwise a fresh database on that PostgreSQL server. `keepDir`: the embedded store in
+ * that directory (created), not removed at the end; `reuseDir`: the store a `keepDir` run
+ * left, started again (migrations run, nothing is bootstrapped or indexed again).
  */
 export async function startQualityService(options: {
   corpusPort: number;
   databaseUrl: string | null;
   crawlDelayMs: number;
+  keepDir?: string | null;
+  reuseDir?: string | null;
 }): Promise<QualityService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-quality-'));
+  const kept = options.reuseDir ?? options.keepDir ?? null;
+  if (kept && options.databaseUrl) throw new Error('--keep-dir and --reuse-dir take the embedded store only');
+  if (options.keepDir) await mkdir(options.keepDir, { recursive: true });
+  const dataDir = kept ?? (await mkdtemp(join(tmpdir(), 'svc-bench-quality-')));
+  const reused = options.reuseDir ? await readState(options.reuseDir) : null;
+  const appKey = reused?.appKey ?? `base64:${randomBytes(32).toString('base64')}`;
   const database = options.databaseUrl ? await createDatabase(options.databaseUrl) : null;
   const config = await ensureAppKey(
     loadConfig({
@@ -67,7 +103,7 @@ export async function startQualityService(options: {
       ...(database ? { DATABASE_URL: database.url } : {}),
       PORT: '0',
       HOST: '127.0.0.1',
-      APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+      APP_KEY: appKey,
       BCRYPT_COST: '4',
       LOG_LEVEL: 'silent',
       SAFE_URL_ALLOW: `127.0.0.1:${options.corpusPort}`,
@@ -84,34 +120,42 @@ export async function startQualityService(options: {
   const stop = async () => {
     await service.stop();
     await database?.drop();
-    await rm(dataDir, { recursive: true, force: true });
+    if (!kept) await rm(dataDir, { recursive: true, force: true });
   };
   try {
-    const tenant = await bootstrap({
-      db: service.database.db,
-      clock: systemClock,
-      input: {
-        email: `quality-${randomBytes(4).toString('hex')}@example.com`,
-        password: 'correct horse battery',
-        workspace: 'Quality bench',
-      },
-      bcryptCost: 4,
-    });
+    const tenant = reused ?? (await bootstrapTenant(service));
     const baseUrl = service.url ?? '';
     return {
       service,
       config,
       baseUrl,
-      workspaceId: tenant.workspace.id,
-      api: apiFor(baseUrl, tenant.admin_token),
+      workspaceId: tenant.workspaceId,
+      api: apiFor(baseUrl, tenant.adminToken),
       // The provider the service built for itself: the same settings, the same vectors.
       embeddings: embeddingProviderFor(config, service.database.features),
+      state: { ...tenant, appKey },
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+async function bootstrapTenant(
+  service: RunningService,
+): Promise<{ workspaceId: string; adminToken: string }> {
+  const tenant = await bootstrap({
+    db: service.database.db,
+    clock: systemClock,
+    input: {
+      email: `quality-${randomBytes(4).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      workspace: 'Quality bench',
+    },
+    bcryptCost: 4,
+  });
+  return { workspaceId: tenant.workspace.id, adminToken: tenant.admin_token };
 }
 
 function apiFor(baseUrl: string, token: string): Api {

@@ -4,7 +4,7 @@ type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 type Jsonb<T> = ColumnType<T, string | undefined, string>;
 
-/** Kysely types of the quality-loop tables; they mirror `migrations/0016_evaluations.sql`. */
+/** Kysely types of the quality-loop tables; they mirror `migrations/0015_evaluations.sql`. */
 export type GoldenItemsTable = {
   id: string;
   workspace_id: string;

@@ -39,7 +39,7 @@ export async function lexicalLists(
 }
 
 /** The strict query and each content word's query (`simple` or the agent's), as tsquery text. */
-type TsqueryForms = {
+export type TsqueryForms = {
   strict: string;
   words: string[];
   /** The same in each configuration alone, for `withComponents`. */
@@ -74,7 +74,7 @@ function withComponents(
  * leaves alone): ranking costs time per query operand and per row, and an operand a row does
  * not contain never changes `ts_rank_cd` of an OR query.
  */
-async function tsqueryForms(db: Kysely<DB>, query: string, config: string): Promise<TsqueryForms> {
+export async function tsqueryForms(db: Kysely<DB>, query: string, config: string): Promise<TsqueryForms> {
   const terms = contentTerms(query);
   const quoted = terms.map((term) => `'${term}'`);
   const result = await sql<{ strict: [string, string]; words: string[] }>`
@@ -212,6 +212,15 @@ function fullTextIds(scope: SearchScope, forms: TsqueryForms): Sql {
     join chunks c on c.id = t.id and ${inScope}
     order by t.strict desc, t.m desc, t.r desc, ts_rank_cd(c.tsv, ${strict}) desc, t.id
     limit ${n})`;
+}
+
+/** The typo list alone (the BM25 ranking corrects typos inside its own query): empty without pg_trgm or typos. */
+export async function trigramList(scope: SearchScope, query: string, config: string): Promise<RankedList> {
+  const typos = typoTerms(query);
+  if (typos.length === 0) return { name: 'trigram', ids: [] };
+  const result = await sql<{ trigram: string[] | null }>`
+    select ${trigramIds(scope, typos, config)} as trigram`.execute(scope.db);
+  return { name: 'trigram', ids: result.rows[0]?.trigram ?? [] };
 }
 
 /** The query words typo tolerance tries to correct: vocabulary-sized, not numbers, not function words. */

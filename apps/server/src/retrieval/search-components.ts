@@ -1,3 +1,4 @@
+import type { Bm25Settings } from './bm25.js';
 import { type FusedHit, fuseRankedLists, type RankedList, RRF_K } from './fusion.js';
 
 /**
@@ -6,6 +7,15 @@ import { type FusedHit, fuseRankedLists, type RankedList, RRF_K } from './fusion
  * it, and every caller in the service leaves it out, which is the full search.
  */
 export type SearchComponents = {
+  /**
+   * How the full-text list is ranked: BM25 with IDF from the agent's term statistics (`bm25`),
+   * or the earlier tiers by matched-word count and cover density (`tiers`).
+   */
+  ranking: 'bm25' | 'tiers';
+  /** BM25's k1 and b, the title/URL field weight and the page-lift decay (0 switches either off). */
+  bm25: Bm25Settings;
+  /** BM25 only: a word the agent's vocabulary lacks is replaced by its nearest vocabulary word (pg_trgm). */
+  correct: boolean;
   /**
    * Full-text "all words": the strict `websearch_to_tsquery` form and its tiers, always, never,
    * or only for a query that uses its syntax (phrases, `-word`, `or`: see `usesSearchOperators`).
@@ -33,10 +43,13 @@ export type SearchComponents = {
 
 /** Every component on: the search the service runs. */
 export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
+  ranking: 'bm25',
+  bm25: Object.freeze({ k1: 1.2, b: 0.75, title: 1, pages: 0, idf: true }),
+  correct: true,
   allWords: 'operators',
   anyWord: true,
   configs: 'both',
-  trigram: true,
+  trigram: false,
   vector: true,
   fusion: 'rrf',
   weights: Object.freeze({ trigram: 0.25, vector: 0.25 }),

@@ -4,6 +4,7 @@ import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/index.js';
 import { requireAgent } from '../services/require-agent.js';
+import { bm25Lists } from './bm25-lists.js';
 import type { FusedHit, SearchScope } from './fusion.js';
 import { lexicalLists } from './lexical.js';
 import { aggregatePages, documentsOf } from './page-aggregation.js';
@@ -81,7 +82,9 @@ export async function searchWithDocuments(input: SearchInput): Promise<HitWithDo
     : Promise.resolve(null);
   const config = await textSearchConfig(db, agent.language_default);
   const [lexical, vectorRanked] = await Promise.all([
-    lexicalLists(scope, query, config, features, components),
+    components.ranking === 'bm25'
+      ? bm25Lists(scope, query, config, features, components)
+      : lexicalLists(scope, query, config, features, components),
     vector,
   ]);
   const lists = vectorRanked ? [...lexical, vectorRanked] : lexical;

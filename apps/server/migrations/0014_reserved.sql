@@ -1,2 +1,0 @@
--- Placeholder: this number is reserved for another branch's migration; that file replaces this one.
-select 1;

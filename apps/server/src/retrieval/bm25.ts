@@ -1,0 +1,132 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Bm25Term } from './bm25-terms.js';
+import type { FusedHit, RankedList, SearchScope } from './fusion.js';
+import { aggregatePages } from './page-aggregation.js';
+
+/**
+ * BM25 over the agent's chunks, in one statement, with IDF from the agent's own term statistics
+ * (`termStatistics`), a field weight for the page's title and URL, and page aggregation.
+ *
+ * A chunk's score is Σ idf(w) · tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avglen)) over the query
+ * words it contains, where tf is the word's number of occurrences in the chunk (its forms'
+ * positions in the tsvector: `ts_rank_cd` with unit weights counts exactly that for one word),
+ * len the chunk's number of distinct lexemes and avglen their mean over the candidates; plus
+ * `title` · Σ idf(w) over the words its page's title or URL path contain.
+ */
+
+type Sql = RawBuilder<unknown>;
+
+/** The BM25 parameters and the two page-level signals; `title` 0 and `pages` 0 switch those off. */
+export type Bm25Settings = Readonly<{
+  k1: number;
+  b: number;
+  title: number;
+  pages: number;
+  idf: boolean;
+  /** CANDIDATE_BUDGET unless given (the ablation's rows). */
+  budget?: number;
+}>;
+
+/**
+ * Chunks are scored among those containing the query's rarer words: words are taken rarest
+ * first while their document frequencies add up to at most this (always at least one word).
+ * A chunk with only the common words cannot score near one with a rare word, and scoring every
+ * chunk a common word matches is what made a search slow.
+ */
+export const CANDIDATE_BUDGET = 1_000;
+
+/** The words whose chunks are scored: rarest first, within CANDIDATE_BUDGET. */
+export function candidateTerms(terms: readonly Bm25Term[], budget = CANDIDATE_BUDGET): Bm25Term[] {
+  const byDf = [...terms].sort((a, b) => a.df - b.df);
+  const picked: Bm25Term[] = [];
+  let total = 0;
+  for (const term of byDf) {
+    if (picked.length > 0 && total + term.df > budget) break;
+    picked.push(term);
+    total += term.df;
+  }
+  return picked;
+}
+
+/** A scored chunk: its page, whether it matches the strict form, and its BM25 score. */
+type Scored = { id: string; document_id: string; strict: boolean; score: number };
+
+/**
+ * The full-text list ranked by BM25: chunks matching `strict` (a websearch form with phrases or
+ * exclusions; '' for none) first, then by score, each page's best chunk lifted by its page's
+ * other candidates (`pages` decay, within the same strict group). `strictOnly`: only chunks
+ * matching `strict` (the "any word" component off).
+ */
+export async function bm25List(
+  scope: SearchScope,
+  terms: readonly Bm25Term[],
+  strict: string,
+  config: string,
+  settings: Bm25Settings,
+  strictOnly = false,
+): Promise<RankedList> {
+  if (terms.length === 0 || (strictOnly && strict === '')) return { name: 'fulltext', ids: [] };
+  // Without IDF (the ablation's row) every word weighs the same.
+  const weighted = settings.idf ? terms : terms.map((t) => ({ ...t, idf: 1 }));
+  const candidates = candidateTerms(terms, settings.budget);
+  const match = sql`${candidates.map((t) => `(${t.tsquery})`).join(' | ')}::tsquery`;
+  const inScope = sql`c.workspace_id = ${scope.workspaceId} and c.agent_id = ${scope.agentId}`;
+  const k1 = sql.lit(settings.k1);
+  const b = sql.lit(settings.b);
+  const tfs = sql.join(
+    terms.map((t) => sql`ts_rank_cd('{1,1,1,1}', c.tsv, ${t.tsquery}::tsquery)::float8`),
+    sql`, `,
+  );
+  const body = sql.join(
+    weighted.map(
+      (t, i) =>
+        sql`${sql.lit(t.idf)} * s.tf[${sql.lit(i + 1)}] * ${sql.lit(settings.k1 + 1)} / (s.tf[${sql.lit(i + 1)}] + s.k)`,
+    ),
+    sql` + `,
+  );
+  const title: Sql =
+    settings.title > 0
+      ? sql`${sql.lit(settings.title)} * (${sql.join(
+          weighted.map((t) => sql`${sql.lit(t.idf)} * (p.tsv @@ ${t.tsquery}::tsquery)::int`),
+          sql` + `,
+        )})`
+      : sql`0`;
+  const isStrict = strict === '' ? sql`false` : sql`c.tsv @@ ${strict}::tsquery`;
+  const rows = sql.lit(Math.min(400, scope.candidates * 3));
+  const result = await sql<Scored>`
+    with cand as (
+      select c.id, c.document_id, (array[c.tsv])[1] as tsv
+      from chunks c where ${inScope} and c.tsv @@ ${match}
+        ${strictOnly ? sql`and c.tsv @@ ${strict}::tsquery` : sql``}
+      offset 0
+    ), tf as (
+      select c.id, c.document_id, ${isStrict} as strict, length(c.tsv)::float8 as len, array[${tfs}] as tf
+      from cand c
+    ), s as (
+      select tf.*, ${k1} * (1 - ${b} + ${b} * tf.len / greatest(avg(tf.len) over (), 1)) as k from tf
+    ), p as (
+      select d.id, ${
+        settings.title > 0
+          ? sql`to_tsvector(${config}::regconfig, coalesce(d.title, '') || ' ' ||
+        regexp_replace(regexp_replace(coalesce(d.url, ''), '^[a-z]+://[^/]*', ''), '[^[:alnum:]]+', ' ', 'g'))`
+          : sql`null::tsvector`
+      } as tsv
+      from documents d
+      where d.workspace_id = ${scope.workspaceId} and d.id in (select document_id from cand)
+    )
+    select s.id, s.document_id, s.strict, (${body}) + ${title} as score
+    from s join p on p.id = s.document_id
+    order by s.strict desc, score desc, s.id
+    limit ${rows}`.execute(scope.db);
+  return { name: 'fulltext', ids: liftPages(result.rows, settings.pages).slice(0, scope.candidates) };
+}
+
+/** Page aggregation within each strict group (strict matches stay first), as chunk ids in order. */
+export function liftPages(rows: readonly Scored[], decay: number): string[] {
+  const groups = [rows.filter((row) => row.strict), rows.filter((row) => !row.strict)];
+  return groups.flatMap((group) => {
+    const hits: FusedHit[] = group.map((row) => ({ id: row.id, score: Number(row.score), ranks: {} }));
+    const documentOf = new Map(group.map((row) => [row.id, row.document_id]));
+    return aggregatePages(hits, documentOf, decay).map((hit) => hit.id);
+  });
+}

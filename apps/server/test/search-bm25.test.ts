@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { searchChunks } from '../src/retrieval/search.js';
+import { FULL_SEARCH, type SearchComponents } from '../src/retrieval/search-components.js';
+import { recordVocabulary } from '../src/retrieval/vocabulary.js';
+import { newId } from '../src/security/ids.js';
+import { createAgent } from './support/site-sync.js';
+import { createTestApp, seedTenant, type TestApp } from './support/test-app.js';
+
+/**
+ * The BM25 ranking on a hand-made corpus, each signal checked against the same search with
+ * that signal switched off, so every assertion fails without the component it is about.
+ */
+describe('BM25 ranking: IDF, typo correction inside the query, title field, page lift', () => {
+  let t: TestApp;
+  let workspaceId: string;
+  let agentId: string;
+  let sourceId: string;
+
+  /** A page (document) with a title, a URL and its chunks' texts; returns its id. */
+  async function page(title: string, url: string, chunks: readonly string[]): Promise<string> {
+    const documentId = newId();
+    await t.database.db
+      .insertInto('documents')
+      .values({
+        id: documentId,
+        workspace_id: workspaceId,
+        agent_id: agentId,
+        source_id: sourceId,
+        external_id: url,
+        kind: 'text',
+        title,
+        url,
+        content_hash: documentId,
+      })
+      .execute();
+    await sql`
+      insert into chunks (id, workspace_id, agent_id, document_id, ordinal, content, content_hash, tsv)
+      select gen_random_uuid()::text, ${workspaceId}, ${agentId}, ${documentId}, c.ordinal - 1, c.content,
+        md5(c.content), to_tsvector('english', c.content)
+      from unnest(${[...chunks]}::text[]) with ordinality as c(content, ordinal)`.execute(t.database.db);
+    await recordVocabulary(t.database.db, agentId, `${title} ${chunks.join(' ')}`);
+    return documentId;
+  }
+
+  async function pages(query: string, components: Partial<SearchComponents> = {}): Promise<string[]> {
+    const hits = await searchChunks({
+      db: t.database.db,
+      workspaceId,
+      agentId,
+      query,
+      limit: 10,
+      features: { ...t.database.features, vector: false },
+      components: { trigram: false, ...components },
+    });
+    return [...new Set(hits.map((hit) => hit.document_id))];
+  }
+
+  const docs: Record<string, string> = {};
+
+  before(async () => {
+    t = await createTestApp();
+    const tenant = await seedTenant(t, 'BM25');
+    workspaceId = tenant.workspace.id;
+    agentId = await createAgent(t, tenant, { name: 'Ranked', language_default: 'en' });
+    sourceId = newId();
+    await t.database.db
+      .insertInto('sources')
+      .values({ id: sourceId, workspace_id: workspaceId, agent_id: agentId, type: 'text', name: 'texts' })
+      .execute();
+    // "settings" is in every filler chunk: a common word. "checksum" is in one chunk only.
+    for (let i = 0; i < 30; i += 1)
+      await page(`Filler ${i}`, `https://docs.example.com/filler-${i}`, [
+        `Settings page ${i}: the settings of module ${i} are listed here with their defaults.`,
+      ]);
+    docs.common = await page('Defaults', 'https://docs.example.com/defaults', [
+      'Settings, settings and more settings: every settings value of every module.',
+    ]);
+    docs.rare = await page('Integrity', 'https://docs.example.com/integrity', [
+      'Each file carries a checksum that is verified when it is opened.',
+    ]);
+    // Title field: both pages say "rollback" once in the body; one has it in its title.
+    docs.titled = await page('Rollback', 'https://docs.example.com/rollback', [
+      'Undo a transaction with a rollback statement, as described below in more detail.',
+    ]);
+    docs.untitled = await page('Statements', 'https://docs.example.com/statements', [
+      'Undo a transaction with a rollback statement; short.',
+    ]);
+    // Page lift: one page with three chunks on "snapshot", one page with a single stronger chunk.
+    docs.long = await page('Backups', 'https://docs.example.com/backups', [
+      'A snapshot copies the database while readers continue to run their queries.',
+      'Restore a snapshot by copying it back over the file once the writers stopped.',
+      'Old snapshot files can be removed by the cleanup task every night.',
+    ]);
+    docs.single = await page('Copies', 'https://docs.example.com/copies', ['A snapshot is a copy.']);
+  });
+  after(() => t.close());
+
+  test('the BM25 ranking is the default', () => {
+    assert.equal(FULL_SEARCH.ranking, 'bm25');
+  });
+
+  test('IDF: the chunk with the rare word beats the one repeating the common word', async () => {
+    const query = 'settings checksum';
+    assert.equal((await pages(query))[0], docs.rare);
+    // Every word weighing the same, the chunk saying "settings" four times wins: IDF decides.
+    const flat = await pages(query, { bm25: { ...FULL_SEARCH.bm25, idf: false } });
+    assert.equal(flat[0], docs.common);
+  });
+
+  test('a typo inside a long question is corrected within the query', async (context) => {
+    if (!t.database.features.trigram) return context.skip('pg_trgm is not available');
+    const query = 'how do I check the cheksum of my settings';
+    assert.equal((await pages(query))[0], docs.rare);
+    // Without the correction the typo matches nothing, and the common word's chunks come first.
+    assert.notEqual((await pages(query, { correct: false }))[0], docs.rare);
+  });
+
+  test('the page title counts: same body match, the page titled with the word first', async () => {
+    const query = 'rollback';
+    const ranked = await pages(query);
+    assert.deepEqual(ranked.slice(0, 2), [docs.titled, docs.untitled]);
+    // Without the title field the shorter chunk wins (length normalization).
+    const bodyOnly = await pages(query, { bm25: { ...FULL_SEARCH.bm25, title: 0 } });
+    assert.deepEqual(bodyOnly.slice(0, 2), [docs.untitled, docs.titled]);
+  });
+
+  test('page lift: a page with several matching chunks lifts its best one', async () => {
+    const query = 'snapshot';
+    assert.equal((await pages(query, { bm25: { ...FULL_SEARCH.bm25, title: 0 } }))[0], docs.long);
+    const unlifted = await pages(query, { bm25: { ...FULL_SEARCH.bm25, title: 0, pages: 0 } });
+    assert.equal(unlifted[0], docs.single);
+  });
+
+  test('the tiers are still there, switched on by the ranking component', async () => {
+    // Tiers count matched words: both chunks have one word, and cover density prefers the
+    // repeated common word.
+    const tiers = await pages('settings checksum', { ranking: 'tiers' });
+    assert.equal(tiers[0], docs.common);
+  });
+});
