@@ -50,7 +50,7 @@ function chunkText(seed: number): string {
   return words.join(' ');
 }
 
-describe('full-text ranking (tiers component): tiers give the same order as ranking every match', () => {
+describe('full-text ranking: tiers give the same order as ranking every match', () => {
   let t: TestApp;
   let workspaceId: string;
   let agentId: string;
@@ -124,8 +124,6 @@ describe('full-text ranking (tiers component): tiers give the same order as rank
       query,
       limit,
       features: { trigram: false, vector: false },
-      // The tiers are the earlier ranking, kept as a component (BM25 is the default).
-      components: { ranking: 'tiers' },
     });
     return hits.map((hit) => hit.chunk_id);
   }
