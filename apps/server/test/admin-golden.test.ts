@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { GOLDEN_ITEMS_PER_AGENT_MAX, listPage, ZEvaluationRunSummary, ZGoldenItem } from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import type { z } from 'zod';
 import { newId } from '../src/security/ids.js';
 import { addGolden, runEvaluation } from './support/evaluations.js';
@@ -291,7 +290,7 @@ describe('admin API: golden sets and evaluation runs', () => {
     );
   });
 
-  test('importing from a question or correction is 409 while those records are not installed', async () => {
+  test('importing from an unknown question is 404; origin must be question or correction', async () => {
     const res = await injectJson(
       t.app,
       'POST',
@@ -299,12 +298,7 @@ describe('admin API: golden sets and evaluation runs', () => {
       { origin: 'question', origin_id: NO_ID },
       acme.auth,
     );
-    // Once the corrections feature is installed the same request reaches the lookup: an unknown record.
-    const installed = await sql<{
-      name: string | null;
-    }>`select to_regclass('public.agent_questions')::text as name`.execute(t.database.db);
-    if (installed.rows[0]?.name) expectError(res, 404, 'not_found');
-    else expectError(res, 409, 'conflict');
+    expectError(res, 404, 'not_found');
     expectValidation(
       await injectJson(
         t.app,

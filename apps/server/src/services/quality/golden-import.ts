@@ -1,37 +1,20 @@
 import type { TGoldenItem, TGoldenItemImport } from '@service/contract';
-import { sql } from 'kysely';
-import { z } from 'zod';
 import type { Queryable } from '../../db/queryable.js';
-import { AppError, notFound, validationError } from '../../errors/app-error.js';
+import { notFound, validationError } from '../../errors/app-error.js';
 import type { TenantScope } from '../context.js';
+import { KB_DOCUMENT_KIND } from '../knowledge/kb-index.js';
 import { requireAgent } from '../require-agent.js';
 import { type GoldenItemInput, insertGoldenItem } from './golden-set.js';
 
 // Golden items made from the answer-quality records: a resolved agent question
-// (`agent_questions`) or an answer correction (`answer_corrections`). Those tables come with
-// the corrections feature (its own migration); until it is installed, this answers 409 and
-// nothing else depends on it. Their rows are read with plain SQL and parsed here, so this file
-// compiles whether or not the Kysely schema declares them.
-
-// The document kind of published knowledge-base articles (services/knowledge/kb-index.ts).
-const KB_DOCUMENT_KIND = 'kb_article';
-
-const ZQuestionRecord = z.object({
-  id: z.string(),
-  question: z.string(),
-  status: z.string(),
-  resolution: z.string().nullable(),
-  resolution_id: z.string().nullable(),
-});
-const ZCorrectionRecord = z.object({ id: z.string(), question: z.string() });
+// (`agent_questions`) or an answer correction (`answer_corrections`).
 
 /**
  * Adds a golden item made from a resolved question or a correction of the agent: its question
  * is the record's question, its expected pages the caller's or, for a question resolved by a
  * knowledge-base article, that article's document. One record makes at most one item (422 on
  * `origin_id` for a repeat). 404 when the record is not the agent's; 422 when the question is
- * not resolved or no expected page can be named; 409 while the records' tables are not
- * installed. Audited as `golden.created` with the origin.
+ * not resolved or no expected page can be named. Audited as `golden.created` with the origin.
  */
 export async function importGoldenItem(
   scope: TenantScope,
@@ -40,8 +23,6 @@ export async function importGoldenItem(
 ): Promise<TGoldenItem> {
   return scope.db.transaction().execute(async (trx) => {
     await requireAgent(trx, scope.workspaceId, agentId);
-    const table = input.origin === 'question' ? 'agent_questions' : 'answer_corrections';
-    await requireTable(trx, table);
     const origin =
       input.origin === 'question'
         ? await questionOrigin(trx, scope.workspaceId, agentId, input.origin_id)
@@ -67,18 +48,6 @@ export async function importGoldenItem(
   });
 }
 
-/** 409 unless the table exists (the corrections feature is installed). */
-async function requireTable(db: Queryable, table: 'agent_questions' | 'answer_corrections'): Promise<void> {
-  const found = await sql<{
-    name: string | null;
-  }>`select to_regclass(${`public.${table}`})::text as name`.execute(db);
-  if (!found.rows[0]?.name) {
-    throw new AppError('conflict', {
-      message: `This service has no ${table.replace('_', ' ')} to import from.`,
-    });
-  }
-}
-
 /** A resolved question of the agent, with the document of the article that resolved it (if any). */
 async function questionOrigin(
   db: Queryable,
@@ -86,11 +55,14 @@ async function questionOrigin(
   agentId: string,
   questionId: string,
 ): Promise<{ question: string; documentIds: string[] }> {
-  const result = await sql<unknown>`
-    select id, question, status, resolution, resolution_id from agent_questions
-    where id = ${questionId} and workspace_id = ${workspaceId} and agent_id = ${agentId}`.execute(db);
-  if (result.rows.length === 0) throw notFound();
-  const record = ZQuestionRecord.parse(result.rows[0]);
+  const record = await db
+    .selectFrom('agent_questions')
+    .select(['question', 'status', 'resolution', 'resolution_id'])
+    .where('id', '=', questionId)
+    .where('workspace_id', '=', workspaceId)
+    .where('agent_id', '=', agentId)
+    .executeTakeFirst();
+  if (!record) throw notFound();
   if (record.status !== 'resolved') {
     throw validationError({ origin_id: ['Only a resolved question can join the golden set.'] });
   }
@@ -116,9 +88,13 @@ async function correctionOrigin(
   agentId: string,
   correctionId: string,
 ): Promise<{ question: string; documentIds: string[] }> {
-  const result = await sql<unknown>`
-    select id, question from answer_corrections
-    where id = ${correctionId} and workspace_id = ${workspaceId} and agent_id = ${agentId}`.execute(db);
-  if (result.rows.length === 0) throw notFound();
-  return { question: ZCorrectionRecord.parse(result.rows[0]).question, documentIds: [] };
+  const record = await db
+    .selectFrom('answer_corrections')
+    .select('question')
+    .where('id', '=', correctionId)
+    .where('workspace_id', '=', workspaceId)
+    .where('agent_id', '=', agentId)
+    .executeTakeFirst();
+  if (!record) throw notFound();
+  return { question: record.question, documentIds: [] };
 }
