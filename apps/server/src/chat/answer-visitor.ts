@@ -77,6 +77,7 @@ export async function answerVisitor(options: {
           db,
           agent: caller.agent,
           question: options.message,
+          language,
           features: deps.features,
           embeddings: deps.embeddings,
           onError: (error, what) => log.warn({ err: error }, what),
