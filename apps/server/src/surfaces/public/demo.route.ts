@@ -21,8 +21,9 @@ function page(
   main: string,
   scripts: ReadonlyArray<{ src: string; attributes: Record<string, string> }> = [],
 ) {
+  // Indexable on purpose: crawling /demo is the quickest first source to try in the console.
   return documentHtml(
-    { title: `${TITLE} · Demo`, description: DESCRIPTION, noIndex: true, scripts },
+    { title: `${TITLE} · Demo`, description: DESCRIPTION, scripts },
     [
       '<header class="site-header"><div class="wrap"><span class="brand">Chat agent demo</span></div></header>',
       `<main id="main" class="wrap"><div class="article">\n${main}\n</div></main>`,
