@@ -54,7 +54,7 @@ describe('widget in Chromium: the /demo page', () => {
 
     await withPage(browser, {}, async ({ page }) => {
       await loadWidget(page, `${service.base}/demo`);
-      assert.equal(await page.locator('h1').innerText(), 'Chat agent demo');
+      assert.equal(await page.locator('h1').innerText(), 'Try the chat assistant');
       await openPanel(page);
       const response = await ask(page, 'Can I return an opened bag?');
       assert.equal(response.status(), 200);
