@@ -21,9 +21,8 @@ export const EVALUATION_PASS_RANK = 5;
 export const QUALITY_REGRESSED_EVENT = 'agent.quality_regressed';
 
 const zQuestion = zText().trim().min(1, 'must not be empty').max(GOLDEN_QUESTION_MAX);
-const zExpectedUrl = storable(
-  z.url({ protocol: /^https?$/, error: 'Must be an http or https URL.' }).max(2048),
-);
+const URL_ERROR = 'Must be an http or https URL.';
+const zExpectedUrl = storable(z.url({ protocol: /^https?$/, error: URL_ERROR }).max(2048));
 const zDocumentId = zText().min(1).max(64);
 const unique = <T>(values: T[]) => [...new Set(values)];
 const zExpectedUrls = z.array(zExpectedUrl).max(GOLDEN_EXPECTED_MAX).transform(unique);
