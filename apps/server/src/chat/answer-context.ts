@@ -82,8 +82,6 @@ export async function loadAnswerSources(options: {
   db: Kysely<DB>;
   agent: AgentRow;
   question: string;
-  /** The language the question is asked in: parses it when the agent has no language. */
-  language?: string | undefined;
   features: DatabaseFeatures;
   embeddings: EmbeddingProvider | null;
   onError: (error: unknown, what: string) => void;
@@ -97,7 +95,6 @@ export async function loadAnswerSources(options: {
     workspaceId: agent.workspace_id,
     agentId: agent.id,
     query: options.question,
-    queryLanguage: options.language,
     limit: ANSWER_SOURCES,
     features: options.features,
     embeddings: options.embeddings,

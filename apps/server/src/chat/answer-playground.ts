@@ -73,7 +73,6 @@ export async function answerPlayground(options: {
       db,
       agent,
       question: options.question,
-      language,
       features: deps.features,
       embeddings: deps.embeddings,
       onError: (error, what) => log.warn({ err: error }, what),

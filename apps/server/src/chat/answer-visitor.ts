@@ -77,7 +77,6 @@ export async function answerVisitor(options: {
           db,
           agent: caller.agent,
           question: options.message,
-          language,
           features: deps.features,
           embeddings: deps.embeddings,
           onError: (error, what) => log.warn({ err: error }, what),

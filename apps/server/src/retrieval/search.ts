@@ -30,13 +30,6 @@ export type SearchInput = {
    * (the answer pipeline): the search then skips looking it up, one statement less per answer.
    */
   knownAgent?: { language_default: string | null } | undefined;
-  /**
-   * The language the question is asked in (a widget visitor's), for an agent without a language
-   * of its own: its documents are indexed in their own languages (a synced post in `en` with
-   * English stems), so a query parsed only in `simple` would miss every word the stemmer
-   * changes (`shipping` is stored as `ship`). Ignored when the agent has a language.
-   */
-  queryLanguage?: string | null | undefined;
   /** Embeds the query for the vector retriever; null or absent: no vector retrieval. */
   embeddings?: EmbeddingProvider | null | undefined;
   /** Called when the query cannot be embedded (the search goes on without vectors). */
@@ -87,7 +80,7 @@ export async function searchWithDocuments(input: SearchInput): Promise<HitWithDo
         return null;
       })
     : Promise.resolve(null);
-  const config = await textSearchConfig(db, agent.language_default ?? input.queryLanguage ?? null);
+  const config = await textSearchConfig(db, agent.language_default);
   const [lexical, vectorRanked] = await Promise.all([
     components.ranking === 'bm25'
       ? bm25Lists(scope, query, config, features, components)
