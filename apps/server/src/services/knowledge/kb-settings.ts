@@ -37,7 +37,7 @@ export async function getKbSettings(
 
 /**
  * Changes the workspace's public KB settings (partial; null clears); audited. The widget agent
- * must be one of this workspace's agents: any other id (another tenant's included) is a 422 on
+ * must be one of this workspace's agents; every other id (another tenant's included) is a 422 on
  * `widget_agent_id`, the same answer as an unknown one.
  */
 export async function updateKbSettings(
