@@ -124,6 +124,8 @@ describe('full-text ranking: tiers give the same order as ranking every match', 
       query,
       limit,
       features: { trigram: false, vector: false },
+      // The tiers are the ranking under test here (BM25, the default, has its own tests).
+      components: { ranking: 'tiers' },
     });
     return hits.map((hit) => hit.chunk_id);
   }

@@ -197,7 +197,8 @@ describe('admin API: hybrid search over an agent', () => {
     }
     const hits = await hitsFor('refnd polcy');
     assert.equal(hits[0]?.document_id, docOf.get('returns'), JSON.stringify(hits));
-    assert.ok(hits[0]?.ranks.trigram !== undefined);
+    // The typos are corrected inside the query ('refund policy'), so full-text finds the page.
+    assert.ok(hits[0]?.ranks.fulltext !== undefined, 'found by the corrected full-text query');
     const index = await sql<{
       name: string | null;
     }>`select to_regclass('agent_words_trgm_idx')::text as name`.execute(t.database.db);
@@ -237,8 +238,10 @@ describe('admin API: hybrid search over an agent', () => {
     // Only payment mentions bank transfer; warranty and care mention shoes. Nothing has all three,
     // so the best one is the one matching most: payment (two words) ahead of the others.
     assert.equal(hits[0]?.document_id, docOf.get('payment'), JSON.stringify(hits));
-    const both = await hitsFor('trail shoe');
-    assert.equal(both[0]?.document_id, docOf.get('warranty'), JSON.stringify(both));
+    // BM25: the page with both words is among the first two; "Shoe care" repeats the commoner
+    // word in its title and text, which BM25 saturates but still counts.
+    const both = [...new Set((await hitsFor('trail shoe')).map((hit) => hit.document_id))];
+    assert.ok(both.slice(0, 2).includes(docOf.get('warranty') ?? ''), JSON.stringify(both));
   });
 
   test("hits never include another agent's or another workspace's chunks", async () => {
@@ -324,10 +327,11 @@ describe('admin API: hybrid search over an agent', () => {
     );
     if (t.database.features.trigram) {
       assert.deepEqual(
-        await direct('refnd polcy', { ...lexicalOnly, trigram: false }),
+        await direct('refnd polcy', { ...lexicalOnly, correct: false, trigram: false }),
         [],
-        'typos need trigram',
+        'typos need the correction inside the query or the trigram list',
       );
+      assert.ok((await direct('refnd polcy', { ...lexicalOnly, correct: false, trigram: true })).length > 0);
       assert.ok((await direct('refnd polcy', lexicalOnly)).length > 0);
     }
     // Page aggregation (off by default): the shoe care page's two chunks with "shoe" lift it

@@ -180,6 +180,16 @@ export type ChunksTable = {
   created_at: CreatedAt;
 };
 
+/**
+ * BM25's term statistics: how many of the agent's chunks contain `term` (a lexeme of their
+ * vectors); the row with term '' counts the agent's chunks. Kept by triggers on `chunks`.
+ */
+export type AgentTermsTable = {
+  agent_id: string;
+  term: string;
+  df: number;
+};
+
 /** The distinct words of an agent's indexed text (typo tolerance matches query words against them). */
 export type AgentWordsTable = {
   agent_id: string;
@@ -243,6 +253,7 @@ export type DB = ConversationTables & {
   chunks: ChunksTable;
   embeddings: EmbeddingsTable;
   agent_words: AgentWordsTable;
+  agent_terms: AgentTermsTable;
   kb_articles: KbArticlesTable;
   schema_migrations: SchemaMigrationsTable;
   golden_items: GoldenItemsTable;

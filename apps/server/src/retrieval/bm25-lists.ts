@@ -1,15 +1,16 @@
 import type { DatabaseFeatures } from '../db/database.js';
 import { bm25List } from './bm25.js';
-import { termStatistics } from './bm25-terms.js';
+import { queryStatistics } from './bm25-terms.js';
 import type { RankedList, SearchScope } from './fusion.js';
-import { trigramList, tsqueryForms } from './lexical.js';
+import { trigramList } from './lexical.js';
 import { contentTerms, usesSearchOperators } from './query-terms.js';
 import type { SearchComponents } from './search-components.js';
 
 /**
  * The lexical lists of the BM25 ranking: the full-text list (BM25 over the query's content
  * words, typos corrected inside it, the strict websearch form first when the query uses its
- * syntax) and, when the `trigram` component is on, the separate typo list.
+ * syntax) and, when the `trigram` component is on, the separate typo list. Two statements
+ * (three with the trigram list): the query's statistics, then the ranking.
  */
 export async function bm25Lists(
   scope: SearchScope,
@@ -18,21 +19,25 @@ export async function bm25Lists(
   features: DatabaseFeatures,
   components: Readonly<SearchComponents>,
 ): Promise<RankedList[]> {
-  const forms = await tsqueryForms(scope.db, query, config);
-  const picked =
-    components.configs === 'both' ? forms : components.configs === 'simple' ? forms.simple : forms.configured;
   const strict =
-    components.allWords === true || (components.allWords === 'operators' && usesSearchOperators(query))
-      ? picked.strict
-      : '';
-  const words = contentTerms(query)
-    .map((word, i) => ({ word, tsquery: picked.words[i] ?? '' }))
-    .filter((w) => w.tsquery !== '');
+    components.allWords === true || (components.allWords === 'operators' && usesSearchOperators(query));
   const useTrigram = features.trigram && components.trigram;
   const [stats, trigram] = await Promise.all([
-    termStatistics(scope, words, config, features.trigram && components.correct),
+    queryStatistics(scope, query, contentTerms(query), {
+      config,
+      configs: components.configs,
+      strict,
+      correct: features.trigram && components.correct,
+    }),
     useTrigram ? trigramList(scope, query, config) : null,
   ]);
-  const fulltext = await bm25List(scope, stats.terms, strict, config, components.bm25, !components.anyWord);
+  const fulltext = await bm25List(
+    scope,
+    stats.terms,
+    stats.strict,
+    config,
+    components.bm25,
+    !components.anyWord,
+  );
   return trigram ? [fulltext, trigram] : [fulltext];
 }

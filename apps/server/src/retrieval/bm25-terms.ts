@@ -1,16 +1,17 @@
 import { sql } from 'kysely';
 import type { SearchScope } from './fusion.js';
+import { eitherForm } from './lexical.js';
+import type { SearchComponents } from './search-components.js';
 import { TRIGRAM_THRESHOLD } from './vocabulary.js';
 
 /**
- * The term statistics BM25 needs, read from the agent's own chunks in one statement: how many
- * chunks the agent has, and each query word's document frequency (how many chunks contain it).
- * A word the agent's vocabulary does not know (a typo) is replaced inside the query by its
- * nearest vocabulary word that the chunks contain (pg_trgm similarity, then the more frequent).
+ * The term statistics BM25 needs, in one statement: the agent's chunk count and each query
+ * word's document frequency (how many chunks contain it), both read from `agent_terms` (kept
+ * by triggers on `chunks`: migration 0018) by index lookups, never by counting chunks; the
+ * words' tsquery forms; and, for a word the agent's vocabulary does not know (a typo), its
+ * nearest vocabulary word that the chunks contain (pg_trgm similarity, then the more frequent),
+ * which replaces it inside the query.
  */
-
-/** Document frequencies are counted up to this many chunks; a word this common weighs little anyway. */
-export const DF_CAP = 2_000;
 
 /** One query word as BM25 scores it: its tsquery (either form), document frequency and IDF. */
 export type Bm25Term = {
@@ -30,85 +31,128 @@ export function idf(chunks: number, df: number): number {
 }
 
 type Row = {
-  chunks: string;
-  dfs: string[];
-  known: boolean[];
+  chunks: number | string | null;
+  strict: [string, string] | null;
+  simple: string[];
+  configured: string[];
+  df_simple: (number | string)[];
+  df_configured: (number | string)[];
   fixes: (string | null)[];
   fix_forms: (string | null)[];
-  fix_dfs: (string | null)[];
+  fix_dfs: (number | string | null)[];
   fix_sims: (number | null)[];
 };
 
+/** What the BM25 list needs from a query: its scored words and, when asked for, its strict form. */
+export type QueryStatistics = { chunks: number; terms: Bm25Term[]; strict: string };
+
+/** The `simple` and configured lexemes of a word, as an array expression over `word`. */
+const lexemes = (word: ReturnType<typeof sql>, config: string) =>
+  sql`tsvector_to_array(to_tsvector('simple', ${word}) || to_tsvector(${config}::regconfig, ${word}))`;
+
 /**
- * The statistics of `words` (each with its `tsquery` text, '' when it has no lexeme) for the
- * agent: the agent's chunk count and each word's capped document frequency; with `correct`,
- * words missing from the vocabulary get the most similar vocabulary word that occurs in the
- * chunks (at least TRIGRAM_THRESHOLD similar, ties to the more frequent word).
+ * The statistics of the content `words` of a query for the agent. `configs` picks which forms
+ * a word matches in (and so which lexemes its frequency is read for); `strict`: also parse the
+ * whole `query` with `websearch_to_tsquery` (its phrases and exclusions); `correct`: words that
+ * the vocabulary lacks and no chunk contains get the most similar vocabulary word that occurs
+ * in the chunks (at least TRIGRAM_THRESHOLD similar, ties to the more frequent word).
  */
-export async function termStatistics(
+export async function queryStatistics(
   scope: SearchScope,
-  words: readonly { word: string; tsquery: string }[],
-  config: string,
-  correct: boolean,
-): Promise<{ chunks: number; terms: Bm25Term[] }> {
-  if (words.length === 0) return { chunks: 0, terms: [] };
-  const inScope = sql`c.workspace_id = ${scope.workspaceId} and c.agent_id = ${scope.agentId}`;
-  const df = (tsquery: ReturnType<typeof sql>) =>
-    sql`(select count(*) from (select 1 from chunks c where ${inScope} and c.tsv @@ ${tsquery}
-      limit ${sql.lit(DF_CAP)}) as s)`;
-  const fix = correct
+  query: string,
+  words: readonly string[],
+  options: { config: string; configs: SearchComponents['configs']; strict: boolean; correct: boolean },
+): Promise<QueryStatistics> {
+  if (words.length === 0 && !options.strict) return { chunks: 0, terms: [], strict: '' };
+  const { config } = options;
+  const agent = scope.agentId;
+  const dfOf = (terms: ReturnType<typeof sql>) =>
+    sql`coalesce((select max(a.df) from agent_terms a where a.agent_id = ${agent} and a.term = any(${terms})), 0)`;
+  const fix = options.correct
     ? sql`left join lateral (
-        select f.word, f.form, f.sim, ${df(sql`f.form::tsquery`)} as df
-        from (select v.word, similarity(v.word, w.word) as sim,
+        select f.word, f.form, f.sim, f.df
+        from (
+          select v.word, similarity(v.word, d.word) as sim,
             (select string_agg(distinct x, ' | ') from (values
               (to_tsquery('simple', '''' || v.word || '''')::text),
-              (to_tsquery(${config}::regconfig, '''' || v.word || '''')::text)) as t(x) where x <> '') as form
+              (to_tsquery(${config}::regconfig, '''' || v.word || '''')::text)) as t(x) where x <> '') as form,
+            ${dfOf(lexemes(sql`v.word`, config))} as df
           from agent_words v
-          where not w.known and v.agent_id = ${scope.agentId} and v.word % w.word and v.word <> w.word
-            and similarity(v.word, w.word) >= ${TRIGRAM_THRESHOLD}
-          order by similarity(v.word, w.word) desc, v.word
+          where d.df_simple = 0 and d.df_configured = 0
+            and not exists (select 1 from agent_words k where k.agent_id = ${agent} and k.word = d.word)
+            and v.agent_id = ${agent} and v.word % d.word and v.word <> d.word
+            and similarity(v.word, d.word) >= ${TRIGRAM_THRESHOLD}
+          order by similarity(v.word, d.word) desc, v.word
           limit 3) as f
-        where f.form is not null
-        order by f.sim desc, ${df(sql`f.form::tsquery`)} desc, f.word
+        where f.form is not null and f.df > 0
+        order by f.sim desc, f.df desc, f.word
         limit 1) as fx on true`
-    : sql`left join lateral (select null::text as word, null::text as form, null::real as sim, null::bigint as df) as fx on true`;
+    : sql`left join lateral (select null::text as word, null::text as form, null::real as sim, null::int as df) as fx on true`;
   const result = await sql<Row>`
     with w as (
-      select t.i, t.word, t.q,
-        exists (select 1 from agent_words k where k.agent_id = ${scope.agentId} and k.word = t.word) as known
-      from unnest(${words.map((w) => w.word)}::text[], ${words.map((w) => w.tsquery)}::text[])
-        with ordinality as t(word, q, i)
+      select t.i, t.word,
+        to_tsquery('simple', '''' || t.word || '''')::text as qs,
+        to_tsquery(${config}::regconfig, '''' || t.word || '''')::text as qc,
+        tsvector_to_array(to_tsvector('simple', t.word)) as ls,
+        tsvector_to_array(to_tsvector(${config}::regconfig, t.word)) as lc
+      from unnest(${[...words]}::text[]) with ordinality as t(word, i)
+    ), d as (
+      select w.*, ${dfOf(sql`w.ls`)} as df_simple, ${dfOf(sql`w.lc`)} as df_configured from w
     )
-    select (select count(*) from chunks c where ${inScope}) as chunks,
-      array_agg(case when w.q = '' then 0 else ${df(sql`w.q::tsquery`)} end order by w.i) as dfs,
-      array_agg(w.known order by w.i) as known,
-      array_agg(fx.word order by w.i) as fixes,
-      array_agg(fx.form order by w.i) as fix_forms,
-      array_agg(fx.df order by w.i) as fix_dfs,
-      array_agg(fx.sim order by w.i) as fix_sims
-    from w ${fix}`.execute(scope.db);
+    select
+      (select a.df from agent_terms a where a.agent_id = ${agent} and a.term = '') as chunks,
+      ${
+        options.strict
+          ? sql`array[websearch_to_tsquery('simple', ${query})::text, websearch_to_tsquery(${config}::regconfig, ${query})::text]`
+          : sql`null::text[]`
+      } as strict,
+      coalesce(array_agg(d.qs order by d.i), '{}') as simple,
+      coalesce(array_agg(d.qc order by d.i), '{}') as configured,
+      coalesce(array_agg(d.df_simple order by d.i), '{}') as df_simple,
+      coalesce(array_agg(d.df_configured order by d.i), '{}') as df_configured,
+      coalesce(array_agg(fx.word order by d.i), '{}') as fixes,
+      coalesce(array_agg(fx.form order by d.i), '{}') as fix_forms,
+      coalesce(array_agg(fx.df order by d.i), '{}') as fix_dfs,
+      coalesce(array_agg(fx.sim order by d.i), '{}') as fix_sims
+    from d ${fix}`.execute(scope.db);
   const row = result.rows[0];
   const chunks = Number(row?.chunks ?? 0);
+  const strictForms = row?.strict ?? null;
+  const strict = !strictForms
+    ? ''
+    : options.configs === 'simple'
+      ? strictForms[0]
+      : options.configs === 'language'
+        ? strictForms[1]
+        : eitherForm(strictForms[0], strictForms[1]);
   const terms: Bm25Term[] = [];
-  words.forEach((w, i) => {
-    const df = Number(row?.dfs[i] ?? 0);
+  words.forEach((word, i) => {
+    const simple = row?.simple[i] ?? '';
+    const configured = row?.configured[i] ?? '';
+    const dfSimple = Number(row?.df_simple[i] ?? 0);
+    const dfConfigured = Number(row?.df_configured[i] ?? 0);
+    const [tsquery, df] =
+      options.configs === 'simple'
+        ? [simple, dfSimple]
+        : options.configs === 'language'
+          ? [configured, dfConfigured]
+          : [eitherForm(simple, configured), Math.max(dfSimple, dfConfigured)];
     const fixed = row?.fixes[i] ?? null;
     const fixedForm = row?.fix_forms[i] ?? null;
     const fixedDf = Number(row?.fix_dfs[i] ?? 0);
-    const similarity = Number(row?.fix_sims[i] ?? 0);
-    if (fixed !== null && fixedForm !== null && fixedDf > 0 && df === 0) {
+    if (fixed !== null && fixedForm !== null && fixedDf > 0 && dfSimple === 0 && dfConfigured === 0) {
       terms.push({
-        word: `${w.word}→${fixed}`,
+        word: `${word}→${fixed}`,
         tsquery: fixedForm,
         df: fixedDf,
         // A correction is a guess: it weighs its IDF times its similarity (0.4 to 1), so a word
         // that was no typo at all does not turn into the query's strongest term.
-        idf: idf(chunks, fixedDf) * similarity,
+        idf: idf(chunks, fixedDf) * Number(row?.fix_sims[i] ?? 0),
         corrected: true,
       });
-    } else if (df > 0) {
-      terms.push({ word: w.word, tsquery: w.tsquery, df, idf: idf(chunks, df), corrected: false });
+    } else if (df > 0 && tsquery !== '') {
+      terms.push({ word, tsquery, df, idf: idf(chunks, df), corrected: false });
     }
   });
-  return { chunks, terms };
+  return { chunks, terms, strict };
 }

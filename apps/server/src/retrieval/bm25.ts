@@ -99,12 +99,12 @@ export async function bm25List(
       from chunks c where ${inScope} and c.tsv @@ ${match}
         ${strictOnly ? sql`and c.tsv @@ ${strict}::tsquery` : sql``}
       offset 0
-    ), tf as (
+    ), tf as materialized (
       select c.id, c.document_id, ${isStrict} as strict, length(c.tsv)::float8 as len, array[${tfs}] as tf
       from cand c
     ), s as (
       select tf.*, ${k1} * (1 - ${b} + ${b} * tf.len / greatest(avg(tf.len) over (), 1)) as k from tf
-    ), p as (
+    ), p as materialized (
       select d.id, ${
         settings.title > 0
           ? sql`to_tsvector(${config}::regconfig, coalesce(d.title, '') || ' ' ||
@@ -112,7 +112,7 @@ export async function bm25List(
           : sql`null::tsvector`
       } as tsv
       from documents d
-      where d.workspace_id = ${scope.workspaceId} and d.id in (select document_id from cand)
+      where d.workspace_id = ${scope.workspaceId} and d.id in (select distinct document_id from cand)
     )
     select s.id, s.document_id, s.strict, (${body}) + ${title} as score
     from s join p on p.id = s.document_id

@@ -13,8 +13,9 @@ describe('search components', () => {
   test('absent overrides are the full search, the same object every time', () => {
     assert.equal(searchComponents(), FULL_SEARCH);
     assert.equal(searchComponents(undefined), FULL_SEARCH);
-    assert.deepEqual(searchComponents({ trigram: false }), { ...FULL_SEARCH, trigram: false });
-    assert.equal(FULL_SEARCH.trigram, true, 'overrides never change the defaults');
+    assert.deepEqual(searchComponents({ trigram: true }), { ...FULL_SEARCH, trigram: true });
+    assert.equal(FULL_SEARCH.trigram, false, 'overrides never change the defaults');
+    assert.equal(FULL_SEARCH.ranking, 'bm25');
     assert.ok(Object.isFrozen(FULL_SEARCH));
   });
 

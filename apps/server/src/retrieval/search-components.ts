@@ -43,16 +43,15 @@ export type SearchComponents = {
 
 /** Every component on: the search the service runs. */
 export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
-  // BM25 (bench/README.md, "Ranking, second step") measures better on the SQLite manual but is
-  // not the default yet: it costs twice the tiers' time per search (its word statistics are
-  // counted per query) and the documented order and its tests move with it.
-  ranking: 'tiers',
+  // BM25 with IDF from the agent's term statistics (bench/README.md, "Ranking, third step").
+  ranking: 'bm25',
   bm25: Object.freeze({ k1: 1.2, b: 0.75, title: 1, pages: 0, idf: true }),
   correct: true,
   allWords: 'operators',
   anyWord: true,
   configs: 'both',
-  trigram: true,
+  // The separate typo list loses to the correction inside the query under BM25 (bench/README.md).
+  trigram: false,
   vector: true,
   fusion: 'rrf',
   weights: Object.freeze({ trigram: 0.25, vector: 0.25 }),
