@@ -6,35 +6,22 @@ import { Field, FormMessage } from '../components/field';
 import { useForm } from '../components/use-form';
 import { PATHS } from '../paths';
 import { session } from '../session';
+import { type KbSettingsDraft, kbSettingsBody } from './quality-shared';
 import { SelectField } from './select-field';
 import './access.css';
 import './quality.css';
 
-/** The form's state: every field as typed ('' clears a nullable one). */
-type Draft = { title: string; logo_url: string; color: string; widget_agent_id: string };
-
-const draftOf = (settings: TKbSettings): Draft => ({
+const draftOf = (settings: TKbSettings): KbSettingsDraft => ({
   title: settings.title,
   logo_url: settings.logo_url ?? '',
   color: settings.color ?? '',
   widget_agent_id: settings.widget_agent_id ?? '',
 });
 
-/** The PATCH body of a draft: blank nullable fields become null (cleared). */
-export function kbSettingsBody(draft: Draft) {
-  const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
-  return {
-    title: draft.title,
-    logo_url: orNull(draft.logo_url),
-    color: orNull(draft.color),
-    widget_agent_id: orNull(draft.widget_agent_id),
-  };
-}
-
 /** How the workspace's public knowledge base looks, and which agent's widget its pages embed. */
 export function KbSettings() {
   const [settings, setSettings] = useState<TKbSettings | null>(null);
-  const [draft, setDraft] = useState<Draft | null>(null);
+  const [draft, setDraft] = useState<KbSettingsDraft | null>(null);
   const [agents, setAgents] = useState<TAgent[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [saved, setSaved] = useState('');
@@ -54,7 +41,7 @@ export function KbSettings() {
     api('/agents?limit=100', z.array(ZAgent)).then(setAgents).catch(onError);
   }, []);
 
-  const set = (field: keyof Draft) => (value: string) => {
+  const set = (field: keyof KbSettingsDraft) => (value: string) => {
     setDraft((current) => (current ? { ...current, [field]: value } : current));
     setSaved('');
     if (form.errors[field]) form.setErrors(({ [field]: _, ...rest }) => rest);

@@ -109,3 +109,17 @@ export function isRunBusy(run: { status: string }): boolean {
 
 /** "1 item", "3 items". */
 export const countText = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** The KB settings form's state: every field as typed ('' clears a nullable one). */
+export type KbSettingsDraft = { title: string; logo_url: string; color: string; widget_agent_id: string };
+
+/** The PATCH body of the KB settings form: blank nullable fields become null (cleared). */
+export function kbSettingsBody(draft: KbSettingsDraft) {
+  const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
+  return {
+    title: draft.title,
+    logo_url: orNull(draft.logo_url),
+    color: orNull(draft.color),
+    widget_agent_id: orNull(draft.widget_agent_id),
+  };
+}

@@ -92,7 +92,11 @@ export function QuestionRow(props: {
           <ol>
             {question.chunks.map((chunk) => (
               <li key={chunk.chunk_id}>
-                <code>{chunk.chunk_id}</code> <span class="muted">score {scoreText(chunk.score)}</span>
+                <p class="q-chunk-head">
+                  <strong>{chunk.title ?? 'A passage removed since'}</strong>
+                  <span class="muted">score {scoreText(chunk.score)}</span>
+                </p>
+                {chunk.url ? <p class="muted q-url">{chunk.url}</p> : null}
               </li>
             ))}
           </ol>
