@@ -2,7 +2,7 @@ import { type TAgent, type TKbSettings, ZAgent, ZKbSettings, ZKbSettingsUpdate }
 import { useEffect, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { ApiError, api } from '../api';
-import { Field, FormMessage } from '../components/field';
+import { Field, FieldFrame, FormMessage, fieldParts } from '../components/field';
 import { useForm } from '../components/use-form';
 import { PATHS } from '../paths';
 import { session } from '../session';
@@ -102,22 +102,7 @@ export function KbSettings() {
             onInput={set('logo_url')}
             errors={form.errors}
           />
-          <div class="kb-color">
-            <Field
-              name="color"
-              label="Colour (optional)"
-              hint="Written #rrggbb. Links and buttons take it, kept readable in light and dark."
-              value={draft.color}
-              onInput={set('color')}
-              errors={form.errors}
-            />
-            <input
-              type="color"
-              aria-label="Pick the colour"
-              value={/^#[0-9a-f]{6}$/i.test(draft.color) ? draft.color : '#2f5bd3'}
-              onInput={(event) => set('color')(event.currentTarget.value)}
-            />
-          </div>
+          <ColorField value={draft.color} onInput={set('color')} errors={form.errors} />
           <SelectField
             name="widget_agent_id"
             label="Chat widget on the pages"
@@ -154,5 +139,35 @@ export function KbSettings() {
         </form>
       )}
     </section>
+  );
+}
+
+/** The colour as `#rrggbb` text, with the browser's colour picker beside the box. */
+function ColorField(props: {
+  value: string;
+  onInput: (value: string) => void;
+  errors: Record<string, string[]>;
+}) {
+  const hint = 'Written #rrggbb. Links and buttons take it, kept readable in light and dark.';
+  const { id, messages, aria } = fieldParts('color', hint, props.errors);
+  return (
+    <FieldFrame id={id} label="Colour (optional)" hint={hint} messages={messages}>
+      <div class="kb-color">
+        <input
+          type="text"
+          id={id}
+          name="color"
+          value={props.value}
+          onInput={(event) => props.onInput(event.currentTarget.value)}
+          {...aria}
+        />
+        <input
+          type="color"
+          aria-label="Pick the colour"
+          value={/^#[0-9a-f]{6}$/i.test(props.value) ? props.value : '#2f5bd3'}
+          onInput={(event) => props.onInput(event.currentTarget.value)}
+        />
+      </div>
+    </FieldFrame>
   );
 }
