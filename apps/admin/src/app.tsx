@@ -14,6 +14,10 @@ const Playground = lazy(() => import('./routes/playground').then((module) => mod
 const AgentSettings = lazy(() => import('./routes/agent-settings').then((module) => module.AgentSettings));
 const Tokens = lazy(() => import('./routes/tokens').then((module) => module.Tokens));
 const TwoFactor = lazy(() => import('./routes/two-factor').then((module) => module.TwoFactor));
+const Corrections = lazy(() => import('./routes/corrections').then((module) => module.Corrections));
+const Questions = lazy(() => import('./routes/questions').then((module) => module.Questions));
+const Quality = lazy(() => import('./routes/quality').then((module) => module.Quality));
+const KbSettings = lazy(() => import('./routes/kb-settings').then((module) => module.KbSettings));
 const KbArticles = lazy(() => import('./routes/kb-articles').then((module) => module.KbArticles));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
@@ -88,9 +92,13 @@ function Gate() {
         <Route path={PATHS.knowledge} component={Knowledge} />
         <Route path={PATHS.playground} component={Playground} />
         <Route path={PATHS.agentSettings} component={AgentSettings} />
+        <Route path={PATHS.corrections} component={Corrections} />
+        <Route path={PATHS.questions} component={Questions} />
+        <Route path={PATHS.quality} component={Quality} />
         <Route path={PATHS.tokens} component={Tokens} />
         <Route path={PATHS.twoFactor} component={TwoFactor} />
         <Route path={PATHS.kb} component={KbArticles} />
+        <Route path={PATHS.kbSettings} component={KbSettings} />
         <Route default component={NotFound} />
       </Router>
     </Shell>

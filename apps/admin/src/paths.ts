@@ -8,9 +8,13 @@ export const PATHS = {
   knowledge: '/admin/agents/:id/knowledge',
   agentSettings: '/admin/agents/:id/settings',
   playground: '/admin/agents/:id/playground',
+  corrections: '/admin/agents/:id/corrections',
+  questions: '/admin/agents/:id/questions',
+  quality: '/admin/agents/:id/quality',
   tokens: '/admin/tokens',
   twoFactor: '/admin/account/two-factor',
   kb: '/admin/kb',
+  kbSettings: '/admin/kb/settings',
 } as const;
 
 /** Where to go after signing in: `next` when it is a console path, else the agents list. */
@@ -41,4 +45,19 @@ export function agentSettingsPath(agentId: string): string {
 /** An agent's playground (ask as a visitor would, see the chunks each answer used). */
 export function playgroundPath(agentId: string): string {
   return `/admin/agents/${encodeURIComponent(agentId)}/playground`;
+}
+
+/** An agent's answer corrections (and "test a question": what would answer it, and why). */
+export function correctionsPath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/corrections`;
+}
+
+/** An agent's unanswered and down-rated questions. */
+export function questionsPath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/questions`;
+}
+
+/** An agent's quality: its golden set and evaluation runs. */
+export function qualityPath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/quality`;
 }

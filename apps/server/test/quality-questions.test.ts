@@ -78,6 +78,11 @@ describe('unanswered and down-rated questions', () => {
       turn.retrieved.map((chunk) => chunk.chunk_id),
     );
     assert.equal(row?.turn_id, turn.id);
+    // Each chunk names the page it came from (its document's title and URL).
+    assert.deepEqual(
+      row?.chunks.map((chunk) => chunk.title),
+      turn.retrieved.map(() => 'FAQ'),
+    );
 
     // Asking for a human adds the reason to the same record (one record per answer turn).
     const human = await widgetCall(t, 'POST', '/v1/widget/request-human', session.token);
@@ -176,6 +181,51 @@ describe('unanswered and down-rated questions', () => {
     const page = await list('?status=open');
     assert.ok(page.data.every((row) => row.status === 'open'));
     assert.ok(page.meta.counts.status.resolved >= 3);
+  });
+
+  test('each chunk names its page; a chunk gone since names none; the resolved question carries them too', async () => {
+    const { agentId: other } = await createWidgetAgent(t, {}, tenant);
+    const sourceId = await addText(
+      t,
+      tenant,
+      other,
+      'Warranty page',
+      'Every lantern has a five year warranty.',
+    );
+    const otherList = async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/admin/agents/${other}/questions`,
+        headers: tenant.auth,
+      });
+      return ZQuestionPage.parse(res.json()).data;
+    };
+    const session = await initSession(t, other);
+    const first = await askWidget(t, session.token, 'How long is the lantern warranty?');
+    const down = (message_id: string | null) =>
+      widgetCall(t, 'POST', '/v1/widget/satisfaction', session.token, { rating: 'down', message_id });
+    assert.equal((await down(first.message_id)).statusCode, 200);
+    const [named] = await otherList();
+    assert.ok(named && named.chunks.length > 0);
+    assert.ok(named.chunks.every((chunk) => chunk.title === 'Warranty page'));
+    const resolved = expectData(
+      await post(`/api/v1/admin/agents/${other}/questions/${named.id}/resolve`, {}),
+      200,
+      ZAgentQuestion,
+    );
+    assert.deepEqual(resolved.chunks, named.chunks);
+
+    const second = await askWidget(t, session.token, 'Is the lantern warranty five years?');
+    assert.equal((await down(second.message_id)).statusCode, 200);
+    const removed = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/admin/sources/${sourceId}`,
+      headers: tenant.auth,
+    });
+    assert.equal(removed.statusCode, 204, removed.body);
+    const gone = (await otherList()).find((row) => row.question === 'Is the lantern warranty five years?');
+    assert.ok(gone && gone.chunks.length > 0, 'the scores stay');
+    assert.ok(gone.chunks.every((chunk) => chunk.title === null && chunk.url === null));
   });
 
   test('bad input is 422 and changes nothing; other tenants get 404', async () => {

@@ -107,7 +107,15 @@ export const ZAgentQuestion = z.object({
   question: zText(),
   answer: zText(),
   reasons: z.array(z.enum(QUESTION_REASONS)),
-  chunks: z.array(z.object({ chunk_id: zText(), score: z.number() })),
+  chunks: z.array(
+    z.object({
+      chunk_id: zText(),
+      score: z.number(),
+      /** The chunk's document title and URL; null when the chunk is gone since (re-indexed, deleted). */
+      title: zText().nullable(),
+      url: zText().nullable(),
+    }),
+  ),
   status: z.enum(QUESTION_STATUSES),
   resolution: z.enum(['correction', 'kb_article', 'dismissed']).nullable(),
   resolution_id: zText().nullable(),

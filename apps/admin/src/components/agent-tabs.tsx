@@ -1,5 +1,13 @@
 import { useLocation } from 'preact-iso';
-import { agentSettingsPath, knowledgePath, PATHS, playgroundPath } from '../paths';
+import {
+  agentSettingsPath,
+  correctionsPath,
+  knowledgePath,
+  PATHS,
+  playgroundPath,
+  qualityPath,
+  questionsPath,
+} from '../paths';
 
 type Props = {
   agentId: string;
@@ -13,6 +21,9 @@ export function AgentTabs(props: Props) {
   const tabs = [
     { href: knowledgePath(props.agentId), label: 'Knowledge' },
     { href: playgroundPath(props.agentId), label: 'Playground' },
+    { href: questionsPath(props.agentId), label: 'Questions' },
+    { href: correctionsPath(props.agentId), label: 'Corrections' },
+    { href: qualityPath(props.agentId), label: 'Quality' },
     { href: agentSettingsPath(props.agentId), label: 'Settings' },
   ];
   return (

@@ -12,6 +12,7 @@ import { PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
 import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
+import { PATHS } from '../paths';
 import { session } from '../session';
 import './access.css';
 
@@ -73,10 +74,15 @@ export function KbArticles() {
     <section class="page" aria-labelledby="kb-title">
       <div class="page-head">
         <h1 id="kb-title">Knowledge base</h1>
-        <button type="button" class="button primary" onClick={() => setEditing('new')}>
-          <PlusIcon size={18} />
-          <span>New article</span>
-        </button>
+        <div class="actions">
+          <a class="button ghost" href={PATHS.kbSettings}>
+            Settings
+          </a>
+          <button type="button" class="button primary" onClick={() => setEditing('new')}>
+            <PlusIcon size={18} />
+            <span>New article</span>
+          </button>
+        </div>
       </div>
       <p class="muted">
         Articles are public help pages of your workspace. Every agent answers from the published ones, and
@@ -108,7 +114,8 @@ export function KbArticles() {
                 </span>
               </div>
               <p class="muted">
-                <code>{article.slug}</code> · updated {dateText(article.updated_at)}
+                <code>{article.slug}</code>
+                {article.category ? ` · ${article.category}` : ''} · updated {dateText(article.updated_at)}
               </p>
               <div class="actions">
                 <button type="button" class="button ghost" onClick={() => setEditing(article)}>
@@ -141,6 +148,7 @@ function Editor(props: {
   const { article } = props;
   const [title, setTitle] = useState(article?.title ?? '');
   const [slug, setSlug] = useState(article?.slug ?? '');
+  const [category, setCategory] = useState(article?.category ?? '');
   const [body, setBody] = useState(article?.body_markdown ?? '');
   const [isPublished, setPublished] = useState(article?.is_published ?? false);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -163,6 +171,7 @@ function Editor(props: {
     const input = {
       title,
       body_markdown: body,
+      category,
       is_published: isPublished,
       ...(slug.trim() ? { slug: slug.trim() } : {}),
     };
@@ -208,6 +217,14 @@ function Editor(props: {
         }
         value={slug}
         onInput={changed(setSlug, 'slug')}
+        errors={errors}
+      />
+      <Field
+        name="category"
+        label="Category (optional)"
+        hint="The section the article is listed under on the public knowledge base’s home page."
+        value={category}
+        onInput={changed(setCategory, 'category')}
         errors={errors}
       />
       <div class="kb-editor">

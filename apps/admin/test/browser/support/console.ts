@@ -223,6 +223,14 @@ const DOC_SCREENSHOTS = new Set([
   'kb-article-phone',
   'kb-article-dark',
   'demo-desktop',
+  'corrections-desktop',
+  'corrections-phone',
+  'questions-desktop',
+  'questions-phone',
+  'quality-desktop',
+  'quality-phone',
+  'kb-settings-desktop',
+  'kb-settings-phone',
 ]);
 
 /**

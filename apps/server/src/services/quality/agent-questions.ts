@@ -50,7 +50,35 @@ export async function listAgentQuestions(
   if (filter.reason) query = query.where(sql<boolean>`${filter.reason} = any(reasons)`);
   if (after !== undefined) query = query.where('id', afterOperator(page), after);
   const [rows, counts] = await Promise.all([query.execute(), questionCounts(scope, filter.status)]);
-  return { ...pageOf(rows, page, binding, toAgentQuestion), counts };
+  const pages = await chunkPagesOf(scope.db, scope, rows.slice(0, page.limit));
+  return { ...pageOf(rows, page, binding, (row) => toAgentQuestion(row, pages)), counts };
+}
+
+/** Where a chunk behind an answer came from: its document's title and URL. */
+type ChunkPage = { title: string; url: string | null };
+
+/**
+ * The document title and URL of every chunk behind the questions' answers, in one statement
+ * (scoped to the workspace and agent like every read). A chunk removed since (its source was
+ * re-indexed or deleted) is absent: the question shows it without a page.
+ */
+async function chunkPagesOf(
+  db: Queryable,
+  scope: Pick<AgentScope, 'workspaceId' | 'agentId'>,
+  rows: readonly AgentQuestionRow[],
+): Promise<Map<string, ChunkPage>> {
+  const ids = [...new Set(rows.flatMap((row) => row.retrieved.map((chunk) => chunk.chunk_id)))];
+  if (ids.length === 0) return new Map();
+  const found = await db
+    .selectFrom('chunks')
+    .innerJoin('documents', 'documents.id', 'chunks.document_id')
+    .select(['chunks.id as id', 'documents.title as title', 'documents.url as url'])
+    .where('chunks.workspace_id', '=', scope.workspaceId)
+    .where('chunks.agent_id', '=', scope.agentId)
+    .where('documents.workspace_id', '=', scope.workspaceId)
+    .where('chunks.id', 'in', ids)
+    .execute();
+  return new Map(found.map((row) => [row.id, { title: row.title, url: row.url }]));
 }
 
 async function questionCounts(scope: AgentScope, status: Status | undefined): Promise<QuestionCounts> {
@@ -115,6 +143,7 @@ async function markResolved(
     .where('id', '=', questionId)
     .returningAll()
     .executeTakeFirstOrThrow();
+  const pages = await chunkPagesOf(trx, scope, [row]);
   await recordAudit(trx, {
     workspaceId: scope.workspaceId,
     actor: scope.actor,
@@ -123,7 +152,7 @@ async function markResolved(
     metadata: { agent_id: scope.agentId, resolution: resolution.kind, resolution_id: resolution.id },
     requestId: scope.requestId,
   });
-  return toAgentQuestion(row);
+  return toAgentQuestion(row, pages);
 }
 
 /** Turns an open question into a correction (its question, the given answer) and resolves it. */
@@ -185,8 +214,11 @@ function isReason(value: string): value is Reason {
   return (QUESTION_REASONS as readonly string[]).includes(value);
 }
 
-/** A stored question as the admin API returns it. */
-export function toAgentQuestion(row: AgentQuestionRow): TAgentQuestion {
+/** A stored question as the admin API returns it, its chunks with their pages (from {@link chunkPagesOf}). */
+export function toAgentQuestion(
+  row: AgentQuestionRow,
+  pages: ReadonlyMap<string, ChunkPage>,
+): TAgentQuestion {
   return {
     id: row.id,
     agent_id: row.agent_id,
@@ -197,7 +229,12 @@ export function toAgentQuestion(row: AgentQuestionRow): TAgentQuestion {
     question: row.question,
     answer: row.answer,
     reasons: row.reasons.filter(isReason),
-    chunks: row.retrieved.map((chunk) => ({ chunk_id: chunk.chunk_id, score: chunk.score })),
+    chunks: row.retrieved.map((chunk) => ({
+      chunk_id: chunk.chunk_id,
+      score: chunk.score,
+      title: pages.get(chunk.chunk_id)?.title ?? null,
+      url: pages.get(chunk.chunk_id)?.url ?? null,
+    })),
     status: row.status,
     resolution: row.resolution,
     resolution_id: row.resolution_id,

@@ -1,0 +1,401 @@
+import {
+  GOLDEN_ITEMS_PER_AGENT_MAX,
+  type TGoldenItem,
+  ZAgentQuestion,
+  ZCorrection,
+  ZGoldenItem,
+  ZGoldenItemCreate,
+  ZGoldenItemImport,
+  ZGoldenItemUpdate,
+} from '@service/contract';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { z } from 'zod';
+import { api, apiVoid } from '../api';
+import { Field, FormMessage, TextArea } from '../components/field';
+import { PlusIcon } from '../components/icons';
+import { LoadMore } from '../components/load-more';
+import { type FieldErrors, useForm } from '../components/use-form';
+import { usePagedList } from '../paged-list';
+import { linesOf } from './quality-shared';
+import { SelectField } from './select-field';
+
+const ORIGIN_TEXT: Record<TGoldenItem['origin'], string> = {
+  manual: 'Written here',
+  question: 'From a resolved question',
+  correction: 'From a correction',
+};
+
+/** Expected pages typed one a line: `http(s)://` lines are URLs, anything else a document id. */
+function expectedOf(text: string): { expected_urls: string[]; expected_document_ids: string[] } {
+  const lines = linesOf(text);
+  return {
+    expected_urls: lines.filter((line) => /^https?:\/\//i.test(line)),
+    expected_document_ids: lines.filter((line) => !/^https?:\/\//i.test(line)),
+  };
+}
+
+/** Errors of a golden form on its own fields (`expected_urls.2` and `expected_document_ids` on the one text area). */
+function onFields(errors: FieldErrors, key: string): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [field, messages] of Object.entries(errors)) {
+    const name = field.startsWith('expected_') ? 'expected' : field.split('.')[0];
+    const target = `${key}-${name}`;
+    out[target] = [...(out[target] ?? []), ...messages];
+  }
+  return out;
+}
+
+/** The agent's golden set: the questions a run measures, each with the pages that answer it. */
+export function GoldenSet(props: { agentId: string; onCount: (count: number) => void }) {
+  const base = `/agents/${encodeURIComponent(props.agentId)}/golden`;
+  const list = usePagedList(`${base}?order=desc`, ZGoldenItem, 'Could not load the golden set.');
+  const [adding, setAdding] = useState<'manual' | 'import' | null>(null);
+  const [done, setDone] = useState('');
+  const load = list.reload;
+  useEffect(() => {
+    void load();
+  }, [load]);
+  useEffect(() => {
+    if (list.items) props.onCount(list.items.length);
+  }, [list.items]);
+  const items = list.items;
+  const onAdded = () => {
+    setAdding(null);
+    setDone('Question added to the golden set.');
+    void load();
+  };
+  return (
+    <>
+      <div class="page-head">
+        <h2 id="golden-title">Golden set</h2>
+        {adding === null ? (
+          <div class="actions">
+            <button type="button" class="button primary" onClick={() => setAdding('manual')}>
+              <PlusIcon size={18} />
+              <span>Add a question</span>
+            </button>
+            <button type="button" class="button ghost" onClick={() => setAdding('import')}>
+              Import…
+            </button>
+          </div>
+        ) : null}
+      </div>
+      <p class="muted">
+        Up to {GOLDEN_ITEMS_PER_AGENT_MAX} questions, each with the page(s) that should answer it. Import the
+        questions you have already fixed: resolved questions and corrections.
+      </p>
+      <p class="copy-status" role="status">
+        {done}
+      </p>
+      {adding === 'manual' ? (
+        <GoldenForm base={base} onSaved={onAdded} onCancel={() => setAdding(null)} />
+      ) : null}
+      {adding === 'import' ? (
+        <ImportForm agentId={props.agentId} base={base} onSaved={onAdded} onCancel={() => setAdding(null)} />
+      ) : null}
+      {list.error ? <FormMessage kind="error">{list.error}</FormMessage> : null}
+      {items?.length === 0 && adding === null ? (
+        <div class="card empty-state">
+          <h3>No golden questions yet</h3>
+          <p class="muted">
+            Add the questions your visitors ask most, with the page that answers each. Five to twenty are
+            enough to notice when a change to the knowledge makes answers worse.
+          </p>
+        </div>
+      ) : null}
+      {items && items.length > 0 ? (
+        <ul class="row-list" aria-labelledby="golden-title">
+          {items.map((item) => (
+            <GoldenRow
+              key={item.id}
+              base={base}
+              item={item}
+              onUpdated={(next) => {
+                list.replace(next);
+                setDone('Question updated.');
+              }}
+              onDeleted={() => {
+                setDone('Question removed from the golden set.');
+                void load();
+              }}
+            />
+          ))}
+        </ul>
+      ) : null}
+      <LoadMore list={list} noun="questions" />
+    </>
+  );
+}
+
+function GoldenForm(props: {
+  base: string;
+  item?: TGoldenItem;
+  onSaved: (item: TGoldenItem) => void;
+  onCancel: () => void;
+}) {
+  const { item } = props;
+  const [question, setQuestion] = useState(item?.question ?? '');
+  const [expected, setExpected] = useState(
+    item ? [...item.expected_urls, ...item.expected_document_ids].join('\n') : '',
+  );
+  const [note, setNote] = useState(item?.note ?? '');
+  const form = useForm();
+  const key = item ? `g${item.id}` : 'golden';
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const onSubmit = (event: Event) => {
+    event.preventDefault();
+    const input = { question, ...expectedOf(expected), note: note.trim() ? note.trim() : null };
+    void form.submit({
+      check: () => (item ? ZGoldenItemUpdate.safeParse(input) : ZGoldenItemCreate.safeParse(input)),
+      send: async (body) => {
+        const path = item ? `${props.base}/${encodeURIComponent(item.id)}` : props.base;
+        props.onSaved(await api(path, ZGoldenItem, { method: item ? 'PATCH' : 'POST', body }));
+      },
+      errorsFor: (errors) =>
+        onFields(
+          errors.question && !question.trim() ? { ...errors, question: ['Write the question.'] } : errors,
+          key,
+        ),
+      fallback: 'Could not save the question.',
+    });
+  };
+  return (
+    <form class="card form-card" onSubmit={onSubmit} noValidate>
+      <h3 ref={heading} tabIndex={-1}>
+        {item ? 'Edit golden question' : 'New golden question'}
+      </h3>
+      <Field
+        name={`${key}-question`}
+        label="Question"
+        value={question}
+        onInput={setQuestion}
+        errors={form.errors}
+      />
+      <TextArea
+        name={`${key}-expected`}
+        label="Expected pages"
+        hint="One a line: the page’s address (https://…), or a document id. A run passes when one of them comes up."
+        rows={3}
+        value={expected}
+        onInput={setExpected}
+        errors={form.errors}
+      />
+      <Field
+        name={`${key}-note`}
+        label="Note (optional)"
+        value={note}
+        onInput={setNote}
+        errors={form.errors}
+      />
+      {form.notice ? <FormMessage kind={form.notice.kind}>{form.notice.text}</FormMessage> : null}
+      <div class="actions">
+        <button type="submit" class="button primary" disabled={form.isBusy}>
+          {form.isBusy ? 'Saving…' : 'Save question'}
+        </button>
+        <button type="button" class="button ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type Candidate = { id: string; label: string };
+
+/** Makes a golden item of a resolved question or a correction (the question is theirs). */
+function ImportForm(props: { agentId: string; base: string; onSaved: () => void; onCancel: () => void }) {
+  const [origin, setOrigin] = useState<'question' | 'correction'>('question');
+  const [candidates, setCandidates] = useState<Candidate[] | null>(null);
+  const [originId, setOriginId] = useState('');
+  const [expected, setExpected] = useState('');
+  const form = useForm();
+  const key = 'import';
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  useEffect(() => {
+    setCandidates(null);
+    const agent = `/agents/${encodeURIComponent(props.agentId)}`;
+    const read: Promise<Candidate[]> =
+      origin === 'question'
+        ? api(`${agent}/questions?status=resolved&order=desc&limit=100`, z.array(ZAgentQuestion)).then(
+            (rows) => rows.map((row) => ({ id: row.id, label: row.question })),
+          )
+        : api(`${agent}/corrections?order=desc&limit=100`, z.array(ZCorrection)).then((rows) =>
+            rows.map((row) => ({ id: row.id, label: row.question })),
+          );
+    read
+      .then((rows) => {
+        setCandidates(rows);
+        setOriginId(rows[0]?.id ?? '');
+      })
+      .catch((error: unknown) =>
+        form.showError(error instanceof Error ? error.message : 'Could not load them.'),
+      );
+  }, [origin]);
+  const onSubmit = (event: Event) => {
+    event.preventDefault();
+    const pages = expectedOf(expected);
+    const input = {
+      origin,
+      origin_id: originId,
+      ...(pages.expected_urls.length > 0 ? { expected_urls: pages.expected_urls } : {}),
+      ...(pages.expected_document_ids.length > 0
+        ? { expected_document_ids: pages.expected_document_ids }
+        : {}),
+    };
+    void form.submit({
+      check: () => ZGoldenItemImport.safeParse(input),
+      send: async (body) => {
+        await api(`${props.base}/import`, ZGoldenItem, { method: 'POST', body });
+        props.onSaved();
+      },
+      errorsFor: (errors) =>
+        onFields(
+          errors.origin_id && !originId ? { ...errors, origin_id: ['Choose one to import.'] } : errors,
+          key,
+        ),
+      fallback: 'Could not import it.',
+    });
+  };
+  return (
+    <form class="card form-card" onSubmit={onSubmit} noValidate>
+      <h3 ref={heading} tabIndex={-1}>
+        Import into the golden set
+      </h3>
+      <SelectField
+        name={`${key}-origin`}
+        label="From"
+        value={origin}
+        options={[
+          { value: 'question', label: 'A resolved question' },
+          { value: 'correction', label: 'A correction' },
+        ]}
+        onChange={(value) => setOrigin(value === 'correction' ? 'correction' : 'question')}
+        errors={form.errors}
+      />
+      {candidates === null ? (
+        <p class="muted" aria-busy="true">
+          Loading…
+        </p>
+      ) : candidates.length === 0 ? (
+        <p class="muted">
+          {origin === 'question' ? 'No resolved question yet.' : 'No correction yet.'} Resolve one on the
+          Questions tab, or write one on the Corrections tab.
+        </p>
+      ) : (
+        <SelectField
+          name={`${key}-origin_id`}
+          label={origin === 'question' ? 'Question' : 'Correction'}
+          value={originId}
+          options={candidates.map((candidate) => ({ value: candidate.id, label: candidate.label }))}
+          onChange={setOriginId}
+          errors={form.errors}
+        />
+      )}
+      <TextArea
+        name={`${key}-expected`}
+        label="Expected pages"
+        hint="One a line. Optional for a question answered by a knowledge-base article: its page is the default."
+        rows={3}
+        value={expected}
+        onInput={setExpected}
+        errors={form.errors}
+      />
+      {form.notice ? <FormMessage kind={form.notice.kind}>{form.notice.text}</FormMessage> : null}
+      <div class="actions">
+        <button type="submit" class="button primary" disabled={form.isBusy || !candidates?.length}>
+          {form.isBusy ? 'Importing…' : 'Import'}
+        </button>
+        <button type="button" class="button ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function GoldenRow(props: {
+  base: string;
+  item: TGoldenItem;
+  onUpdated: (item: TGoldenItem) => void;
+  onDeleted: () => void;
+}) {
+  const { item } = props;
+  const [mode, setMode] = useState<'view' | 'edit' | 'delete'>('view');
+  const [isBusy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const onDelete = async () => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await apiVoid(`${props.base}/${encodeURIComponent(item.id)}`, { method: 'DELETE' });
+      props.onDeleted();
+    } catch (error) {
+      setMessage(error instanceof Error ? error.message : 'Could not delete the question.');
+      setBusy(false);
+    }
+  };
+  if (mode === 'edit') {
+    return (
+      <li>
+        <GoldenForm
+          base={props.base}
+          item={item}
+          onSaved={(next) => {
+            setMode('view');
+            props.onUpdated(next);
+          }}
+          onCancel={() => setMode('view')}
+        />
+      </li>
+    );
+  }
+  const pages = [...item.expected_urls, ...item.expected_document_ids];
+  return (
+    <li class="row-card">
+      <div class="row-title">
+        <h3>{item.question}</h3>
+        <span class="badge draft">{ORIGIN_TEXT[item.origin]}</span>
+      </div>
+      <dl class="row-facts">
+        <div>
+          <dt>Expected {pages.length === 1 ? 'page' : 'pages'}</dt>
+          {pages.map((page) => (
+            <dd key={page}>{page}</dd>
+          ))}
+        </div>
+        {item.note ? (
+          <div>
+            <dt>Note</dt>
+            <dd>{item.note}</dd>
+          </div>
+        ) : null}
+      </dl>
+      {mode === 'delete' ? (
+        <fieldset class="confirm">
+          <legend class="visually-hidden">Remove the question</legend>
+          <p>Remove this question from the golden set? Earlier runs keep their results.</p>
+          <div class="actions">
+            <button type="button" class="button danger" disabled={isBusy} onClick={() => void onDelete()}>
+              {isBusy ? 'Removing…' : 'Yes, remove it'}
+            </button>
+            <button type="button" class="button ghost" onClick={() => setMode('view')}>
+              Keep it
+            </button>
+          </div>
+        </fieldset>
+      ) : (
+        <div class="actions">
+          <button type="button" class="button ghost" onClick={() => setMode('edit')}>
+            Edit<span class="visually-hidden"> “{item.question}”</span>
+          </button>
+          <button type="button" class="button ghost" onClick={() => setMode('delete')}>
+            Remove…<span class="visually-hidden"> “{item.question}”</span>
+          </button>
+        </div>
+      )}
+      {message ? <FormMessage kind="error">{message}</FormMessage> : null}
+    </li>
+  );
+}
