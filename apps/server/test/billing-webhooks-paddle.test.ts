@@ -76,11 +76,26 @@ describe('billing webhook: Paddle', () => {
     const before = await billingState(t, tenant.workspace.id);
     const body = event('subscription.updated', subscription('pri_starter'));
     const header = signPaddle(body, nowSeconds());
-    expectError(await send(body.replace('pri_starter', 'pri_growth'), header), 400, 'webhook_signature_invalid');
+    expectError(
+      await send(body.replace('pri_starter', 'pri_growth'), header),
+      400,
+      'webhook_signature_invalid',
+    );
     expectError(await send(body, signPaddle(body, nowSeconds(), 'other')), 400, 'webhook_signature_invalid');
     // The signature of this body for another timestamp: the timestamp is signed too.
-    expectError(await send(body, header.replace(/ts=\d+/, `ts=${nowSeconds() + 1}`)), 400, 'webhook_signature_invalid');
-    for (const bad of [null, '', 'h1=abc', `ts=${nowSeconds()}`, `ts=x;h1=${'0'.repeat(64)}`, `ts=${nowSeconds()};h1=zz`]) {
+    expectError(
+      await send(body, header.replace(/ts=\d+/, `ts=${nowSeconds() + 1}`)),
+      400,
+      'webhook_signature_invalid',
+    );
+    for (const bad of [
+      null,
+      '',
+      'h1=abc',
+      `ts=${nowSeconds()}`,
+      `ts=x;h1=${'0'.repeat(64)}`,
+      `ts=${nowSeconds()};h1=zz`,
+    ]) {
       expectError(await send(body, bad), 400, 'webhook_signature_invalid');
     }
     assert.deepEqual(await billingState(t, tenant.workspace.id), before);
@@ -91,7 +106,10 @@ describe('billing webhook: Paddle', () => {
     const body = event('subscription.updated', subscription('pri_starter'));
     const ts = nowSeconds();
     const old = createHmac('sha256', 'old-secret').update(`${ts}:${body}`).digest('hex');
-    const header = `${signPaddle(body, ts)};h1=${old}`.replace(/^ts=(\d+);(h1=[0-9a-f]+);(h1=[0-9a-f]+)$/, 'ts=$1;$3;$2');
+    const header = `${signPaddle(body, ts)};h1=${old}`.replace(
+      /^ts=(\d+);(h1=[0-9a-f]+);(h1=[0-9a-f]+)$/,
+      'ts=$1;$3;$2',
+    );
     expectReceived(await send(body, header), 'applied');
   });
 
@@ -104,7 +122,11 @@ describe('billing webhook: Paddle', () => {
     const before = await billingState(t, tenant.workspace.id);
     for (const offset of [-301, 301]) {
       const body = event('subscription.updated', subscription('pri_starter'));
-      expectError(await send(body, signPaddle(body, nowSeconds() + offset)), 400, 'webhook_signature_invalid');
+      expectError(
+        await send(body, signPaddle(body, nowSeconds() + offset)),
+        400,
+        'webhook_signature_invalid',
+      );
     }
     assert.deepEqual(await billingState(t, tenant.workspace.id), before);
   });
@@ -144,6 +166,9 @@ describe('Paddle signature check (unit)', () => {
     assert.doesNotThrow(() => verifyPaddleSignature({ ...ok, header: signPaddle('{"a":1}', ts) }));
     assert.throws(() => verifyPaddleSignature({ ...ok, header: signPaddle('{"a":2}', ts) }), /signature/);
     assert.throws(() => verifyPaddleSignature({ ...ok, header: undefined }), /signature/);
-    assert.throws(() => verifyPaddleSignature({ ...ok, header: signPaddle('{"a":1}', ts - 301) }), /signature/);
+    assert.throws(
+      () => verifyPaddleSignature({ ...ok, header: signPaddle('{"a":1}', ts - 301) }),
+      /signature/,
+    );
   });
 });

@@ -168,7 +168,11 @@ describe('billing webhook: PayPal', () => {
     // A body that closes the event and adds its own webhook_id is never spliced into the request.
     const injected = `${body}, "webhook_id": "WH-ATTACKER"`;
     const before2 = paypal.verifyCalls;
-    expectError(await send(injected, paypal.deliver(injected, clock.now())), 400, 'webhook_signature_invalid');
+    expectError(
+      await send(injected, paypal.deliver(injected, clock.now())),
+      400,
+      'webhook_signature_invalid',
+    );
     assert.equal(paypal.verifyCalls, before2, 'the spliced request is never sent');
     assert.deepEqual(await billingState(t, tenant.workspace.id), before);
   });
@@ -176,7 +180,10 @@ describe('billing webhook: PayPal', () => {
   test('out of tolerance: a transmission time 300 s away is checked, 301 s is refused without an API call', async () => {
     clock.advance(1_000);
     const body = event('BILLING.SUBSCRIPTION.UPDATED', subscription('P-BASIC'));
-    expectReceived(await send(body, paypal.deliver(body, new Date(clock.now().getTime() - 300_000))), 'applied');
+    expectReceived(
+      await send(body, paypal.deliver(body, new Date(clock.now().getTime() - 300_000))),
+      'applied',
+    );
     const before = await billingState(t, tenant.workspace.id);
     const calls = paypal.verifyCalls;
     for (const offset of [-301_000, 301_000]) {
@@ -198,7 +205,11 @@ describe('billing webhook: PayPal', () => {
     const cancelled = event('BILLING.SUBSCRIPTION.CANCELLED', subscription('P-BASIC', 'CANCELLED'));
     paypal.failWith = 500;
     const before = await billingState(t, tenant.workspace.id);
-    expectError(await send(cancelled, paypal.deliver(cancelled, clock.now())), 503, 'webhook_verification_unavailable');
+    expectError(
+      await send(cancelled, paypal.deliver(cancelled, clock.now())),
+      503,
+      'webhook_verification_unavailable',
+    );
     assert.deepEqual(await billingState(t, tenant.workspace.id), before, 'nothing applied or recorded');
     paypal.failWith = null;
     // PayPal sends it again later: now it is applied.

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
-import { expectError } from './support/http.js';
 import { billingState, expectReceived, postWebhook, runPlanCommand } from './support/billing.js';
+import { expectError } from './support/http.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 import { createTestClock } from './support/test-clock.js';
 
@@ -22,7 +22,12 @@ describe('billing webhook: Stripe', () => {
   before(async () => {
     t = await createTestApp({ clock, env: { STRIPE_WEBHOOK_SECRET: SECRET } });
     tenant = await seedTenant(t, 'Stripe customer');
-    await runPlanCommand(t, 'plan:set', { key: 'pro', name: 'Pro', agents: '10', 'stripe-prices': 'price_pro' });
+    await runPlanCommand(t, 'plan:set', {
+      key: 'pro',
+      name: 'Pro',
+      agents: '10',
+      'stripe-prices': 'price_pro',
+    });
     await runPlanCommand(t, 'plan:set', { key: 'team', name: 'Team', 'stripe-prices': 'price_team' });
   });
   after(() => t.close());
@@ -38,7 +43,11 @@ describe('billing webhook: Stripe', () => {
       data: { object },
     });
   }
-  const subscription = (price: string, status = 'active', metadata = { workspace_id: tenant.workspace.id }) => ({
+  const subscription = (
+    price: string,
+    status = 'active',
+    metadata = { workspace_id: tenant.workspace.id },
+  ) => ({
     id: 'sub_123',
     object: 'subscription',
     status,
@@ -87,8 +96,18 @@ describe('billing webhook: Stripe', () => {
     const header = sign(payload);
     const tampered = payload.replace('price_pro', 'price_team');
     expectError(await send(tampered, header), 400, 'webhook_signature_invalid');
-    expectError(await send(payload, sign(payload, nowSeconds(), 'whsec_other')), 400, 'webhook_signature_invalid');
-    expectError(await send(payload, header.replace(/v1=([0-9a-f])/, (_m, c) => `v1=${c === '0' ? '1' : '0'}`)), 400);
+    expectError(
+      await send(payload, sign(payload, nowSeconds(), 'whsec_other')),
+      400,
+      'webhook_signature_invalid',
+    );
+    expectError(
+      await send(
+        payload,
+        header.replace(/v1=([0-9a-f])/, (_m, c) => `v1=${c === '0' ? '1' : '0'}`),
+      ),
+      400,
+    );
     expectError(await send(payload, null), 400, 'webhook_signature_invalid');
     expectError(await send(payload, 'garbage'), 400, 'webhook_signature_invalid');
     // One byte of whitespace added after signing is another body.
@@ -119,7 +138,10 @@ describe('billing webhook: Stripe', () => {
     assert.equal(state.plan_key, 'pro');
     assert.equal(state.billing_status, 'past_due');
     clock.advance(60_000);
-    const deleted = subscriptionEvent('customer.subscription.deleted', subscription('price_pro', 'canceled', {}));
+    const deleted = subscriptionEvent(
+      'customer.subscription.deleted',
+      subscription('price_pro', 'canceled', {}),
+    );
     expectReceived(await send(deleted, sign(deleted)), 'applied');
     state = await billingState(t, tenant.workspace.id);
     assert.equal(state.plan_key, 'default');
@@ -151,7 +173,11 @@ describe('billing webhook: Stripe', () => {
     expectReceived(await send(ignored, sign(ignored)), 'ignored');
     const unknownPrice = subscriptionEvent('customer.subscription.updated', subscription('price_unmapped'));
     expectReceived(await send(unknownPrice, sign(unknownPrice)), 'unknown_price');
-    assert.equal((await billingState(t, tenant.workspace.id)).plan_key, 'team', 'an unknown price keeps the plan');
+    assert.equal(
+      (await billingState(t, tenant.workspace.id)).plan_key,
+      'team',
+      'an unknown price keeps the plan',
+    );
   });
 
   test('an older event than the last one applied is recorded as stale and not applied', async () => {
@@ -186,7 +212,12 @@ describe('billing webhook: Stripe not configured', () => {
   test('answers 404 and stores nothing', async () => {
     const t = await createTestApp();
     try {
-      const payload = JSON.stringify({ id: 'evt_1', type: 'customer.subscription.created', created: 1, data: { object: {} } });
+      const payload = JSON.stringify({
+        id: 'evt_1',
+        type: 'customer.subscription.created',
+        created: 1,
+        data: { object: {} },
+      });
       const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
       expectError(await postWebhook(t, 'stripe', payload, { 'stripe-signature': header }), 404, 'not_found');
       assert.equal((await t.database.db.selectFrom('billing_events').selectAll().execute()).length, 0);

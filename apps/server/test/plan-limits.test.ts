@@ -16,7 +16,10 @@ import { multipartBody } from './support/upload-files.js';
 
 describe('plans: limits on agents, sources and uploads', () => {
   let t: TestApp;
-  const run = (command: 'plan:set' | 'plan:assign' | 'plan:list' | 'usage', args: Record<string, unknown> = {}) =>
+  const run = (
+    command: 'plan:set' | 'plan:assign' | 'plan:list' | 'usage',
+    args: Record<string, unknown> = {},
+  ) =>
     DATA_COMMANDS[command](
       { config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') },
       args,
@@ -60,7 +63,12 @@ describe('plans: limits on agents, sources and uploads', () => {
     );
     assert.equal(plan.plan.key, 'default');
     assert.equal(plan.billing_status, 'none');
-    assert.deepEqual(plan.limits, { agents: null, messages_per_month: null, sources: null, upload_bytes: null });
+    assert.deepEqual(plan.limits, {
+      agents: null,
+      messages_per_month: null,
+      sources: null,
+      upload_bytes: null,
+    });
     assert.deepEqual(plan.at_limit, []);
     assert.match(plan.period, /^\d{4}-\d{2}$/);
   });
@@ -150,7 +158,12 @@ describe('plans: limits on agents, sources and uploads', () => {
     await assert.rejects(run('plan:set', { key: 'Bad Key' }), /plan key/);
     await assert.rejects(run('plan:set', { key: 'x', agents: '-1' }), /whole number/);
     await assert.rejects(run('plan:set', { key: 'x', bogus: '1' }), /bogus/);
-    await run('plan:set', { key: 'pro', name: 'Pro', agents: '10', 'stripe-prices': 'price_pro_m,price_pro_y' });
+    await run('plan:set', {
+      key: 'pro',
+      name: 'Pro',
+      agents: '10',
+      'stripe-prices': 'price_pro_m,price_pro_y',
+    });
     await assert.rejects(run('plan:set', { key: 'team', 'stripe-prices': 'price_pro_m' }), /already mapped/);
     const changed = await run('plan:set', { key: 'pro', agents: 'none', 'upload-mb': '5' });
     assert.deepEqual(changed, {
@@ -182,7 +195,11 @@ describe('plans: limits on agents, sources and uploads', () => {
       .where('action', '=', 'plan.changed')
       .execute();
     assert.deepEqual(audit, [
-      { action: 'plan.changed', actor_type: 'cli', metadata: { from: 'default', to: 'gold', by: 'operator' } },
+      {
+        action: 'plan.changed',
+        actor_type: 'cli',
+        metadata: { from: 'default', to: 'gold', by: 'operator' },
+      },
     ]);
   });
 
@@ -204,7 +221,13 @@ describe('plans: limits on agents, sources and uploads', () => {
     assert.equal(planA.limits.agents, 1);
     // No query or body picks another workspace.
     expectValidation(
-      await injectJson(t.app, 'POST', '/api/v1/admin/agents', { name: 'x', workspace_id: b.workspace.id }, a.auth),
+      await injectJson(
+        t.app,
+        'POST',
+        '/api/v1/admin/agents',
+        { name: 'x', workspace_id: b.workspace.id },
+        a.auth,
+      ),
       ['workspace_id'],
     );
   });

@@ -25,9 +25,15 @@ describe('plans: visitor messages a month', () => {
   after(() => t.close());
 
   const run = (command: 'plan:set' | 'plan:assign', args: Record<string, unknown>) =>
-    DATA_COMMANDS[command]({ config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') }, args);
+    DATA_COMMANDS[command](
+      { config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') },
+      args,
+    );
 
-  async function tenantWithLimit(key: string, messages: number): Promise<{ tenant: Tenant; agentId: string }> {
+  async function tenantWithLimit(
+    key: string,
+    messages: number,
+  ): Promise<{ tenant: Tenant; agentId: string }> {
     const tenant = await seedTenant(t, `Messages ${key}`);
     await run('plan:set', { key, messages: String(messages) });
     await run('plan:assign', { workspace: tenant.workspace.id, plan: key });
@@ -40,7 +46,11 @@ describe('plans: visitor messages a month', () => {
     return Number(rows[0]?.n);
   };
   const plan = async (tenant: Tenant) =>
-    expectData(await t.app.inject({ method: 'GET', url: '/api/v1/admin/plan', headers: tenant.auth }), 200, ZWorkspacePlan);
+    expectData(
+      await t.app.inject({ method: 'GET', url: '/api/v1/admin/plan', headers: tenant.auth }),
+      200,
+      ZWorkspacePlan,
+    );
 
   test('limit-1 and limit answered; limit+1 a polite 200 with nothing stored; the console sees it', async () => {
     const { tenant, agentId } = await tenantWithLimit('three', 3);
@@ -114,7 +124,8 @@ describe('plans: visitor messages a month', () => {
     const tenant = await seedTenant(t, 'Unlimited');
     const { agentId } = await createWidgetAgent(t, {}, tenant);
     const session = await initSession(t, agentId);
-    for (let i = 0; i < 3; i += 1) assert.notEqual((await askWidget(t, session.token, `q${i}`)).message_id, null);
+    for (let i = 0; i < 3; i += 1)
+      assert.notEqual((await askWidget(t, session.token, `q${i}`)).message_id, null);
     assert.equal((await plan(tenant)).usage.messages_this_month, 3);
   });
 });

@@ -10,7 +10,10 @@ export function runPlanCommand(
   command: 'plan:set' | 'plan:assign',
   args: Record<string, unknown>,
 ): Promise<unknown> {
-  return DATA_COMMANDS[command]({ config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') }, args);
+  return DATA_COMMANDS[command](
+    { config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') },
+    args,
+  );
 }
 
 /** What billing state a workspace is in, and how many billing rows exist in all. */
