@@ -46,7 +46,7 @@ describe('billing webhook: Stripe', () => {
   const subscription = (
     price: string,
     status = 'active',
-    metadata = { workspace_id: tenant.workspace.id },
+    metadata: Record<string, string> = { workspace_id: tenant.workspace.id },
   ) => ({
     id: 'sub_123',
     object: 'subscription',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZWorkspacePlan } from '@service/contract';
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { DATA_COMMANDS } from '../src/cli/commands.js';
 import { createLogger } from '../src/logger.js';
 import { expectData } from './support/http.js';
@@ -79,7 +80,8 @@ describe('plans: visitor messages a month', () => {
       frames.map((frame) => frame.event),
       ['done'],
     );
-    assert.equal((frames[0]?.data as { limit_reached?: boolean }).limit_reached, true);
+    const done = z.object({ limit_reached: z.literal(true), message_id: z.null() }).parse(frames[0]?.data);
+    assert.equal(done.limit_reached, true);
 
     const seen = await plan(tenant);
     assert.equal(seen.usage.messages_this_month, 3);
