@@ -151,6 +151,27 @@ describe('billing webhook: Paddle', () => {
     assert.equal(state.billing_status, 'cancelled');
   });
 
+  test('signed hostile text (NUL, a lone surrogate) is a 400 or ignored, never a 500', async () => {
+    const before = await billingState(t, tenant.workspace.id);
+    const bodies = [
+      JSON.stringify({
+        event_id: 'evt_\u0000',
+        event_type: 'subscription.updated',
+        data: subscription('pri_growth'),
+      }),
+      `{"event_id":"evt_lone","event_type":"subscription.updated\\ud800","data":{}}`,
+      JSON.stringify({
+        event_id: 'evt_nul_workspace',
+        event_type: 'subscription.created',
+        data: { ...subscription('pri_growth'), id: 'sub_nul', custom_data: { workspace_id: 'ws\u0000' } },
+      }),
+    ];
+    const statuses = [];
+    for (const body of bodies) statuses.push((await send(body, signPaddle(body, nowSeconds()))).statusCode);
+    assert.deepEqual(statuses, [400, 400, 200]);
+    assert.deepEqual((await billingState(t, tenant.workspace.id)).plan_key, before.plan_key);
+  });
+
   test('a signed body with a __proto__ key is refused as malformed, nothing applied', async () => {
     const body = `{"event_id":"evt_proto","event_type":"subscription.updated","__proto__":{"x":1},"data":{}}`;
     expectError(await send(body, signPaddle(body, nowSeconds())), 400, 'malformed_json');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zText } from './text.js';
 
 /** A plan's limits; null means no limit. Upload storage is in bytes. */
 export const ZPlanLimits = z.object({
@@ -26,10 +27,10 @@ export type TBillingStatus = z.infer<typeof ZBillingStatus>;
 
 /** `GET /api/v1/admin/plan`: the workspace's plan, its limits, the usage and what is at its limit. */
 export const ZWorkspacePlan = z.object({
-  plan: z.object({ key: z.string(), name: z.string() }),
+  plan: z.object({ key: zText(), name: zText() }),
   billing_status: ZBillingStatus,
   /** The month the message count is of, `YYYY-MM` (UTC). */
-  period: z.string(),
+  period: zText(),
   limits: ZPlanLimits,
   usage: ZPlanUsage,
   /** The limits reached (usage at or over the limit): the console shows a banner while one is. */

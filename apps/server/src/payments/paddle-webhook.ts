@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isStorableText, zText } from '@service/contract';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import {
@@ -27,16 +28,16 @@ const CHANGES: Readonly<Record<string, SubscriptionChange>> = {
 };
 
 const ZEvent = z.object({
-  event_id: z.string().min(1).max(255),
-  event_type: z.string().min(1).max(255),
-  occurred_at: z.string().nullish(),
+  event_id: zText().min(1).max(255),
+  event_type: zText().min(1).max(255),
+  occurred_at: zText().nullish(),
   data: z.object({
-    id: z.string().nullish(),
+    id: zText().nullish(),
     /** On a transaction: the subscription it bills. */
-    subscription_id: z.string().nullish(),
-    status: z.string().nullish(),
-    custom_data: z.record(z.string(), z.unknown()).nullish(),
-    items: z.array(z.object({ price: z.object({ id: z.string() }).nullish() })).nullish(),
+    subscription_id: zText().nullish(),
+    status: zText().nullish(),
+    custom_data: z.record(zText(), z.unknown()).nullish(),
+    items: z.array(z.object({ price: z.object({ id: zText() }).nullish() })).nullish(),
   }),
 });
 
@@ -88,6 +89,7 @@ export function readPaddleEvent(options: {
   const change = CHANGES[event_type] ?? null;
   const isTransaction = event_type.startsWith('transaction.');
   const workspace = data.custom_data?.workspace_id;
+  const workspaceId = typeof workspace === 'string' && isStorableText(workspace) ? workspace : null;
   return {
     provider: 'paddle',
     eventId: event_id,
@@ -95,7 +97,7 @@ export function readPaddleEvent(options: {
     change,
     subscriptionId: (isTransaction ? data.subscription_id : data.id) ?? null,
     priceIds: isTransaction ? [] : (data.items ?? []).flatMap((item) => (item.price ? [item.price.id] : [])),
-    workspaceId: typeof workspace === 'string' ? workspace : null,
+    workspaceId,
     status: isTransaction ? null : (data.status ?? null),
     occurredAt: eventDate(occurred_at, options.now),
   };

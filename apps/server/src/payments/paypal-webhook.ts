@@ -1,3 +1,4 @@
+import { zText } from '@service/contract';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { safeFetch } from '../outbound/index.js';
@@ -32,21 +33,21 @@ const CHANGES: Readonly<Record<string, SubscriptionChange>> = {
 };
 
 const ZEvent = z.object({
-  id: z.string().min(1).max(255),
-  event_type: z.string().min(1).max(255),
-  create_time: z.string().nullish(),
+  id: zText().min(1).max(255),
+  event_type: zText().min(1).max(255),
+  create_time: zText().nullish(),
   resource: z
     .object({
-      id: z.string().nullish(),
-      plan_id: z.string().nullish(),
-      custom_id: z.string().nullish(),
-      status: z.string().nullish(),
+      id: zText().nullish(),
+      plan_id: zText().nullish(),
+      custom_id: zText().nullish(),
+      status: zText().nullish(),
     })
     .nullish(),
 });
 
-const ZToken = z.object({ access_token: z.string().min(1), expires_in: z.number().positive().optional() });
-const ZVerification = z.object({ verification_status: z.string() });
+const ZToken = z.object({ access_token: zText().min(1), expires_in: z.number().positive().optional() });
+const ZVerification = z.object({ verification_status: zText() });
 
 /** The PayPal app and webhook the service verifies against (`PAYPAL_*`). */
 export type PaypalSettings = Readonly<{

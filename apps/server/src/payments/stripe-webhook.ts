@@ -1,3 +1,4 @@
+import { zText } from '@service/contract';
 import Stripe from 'stripe';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
@@ -21,23 +22,23 @@ const CHANGES: Readonly<Record<string, SubscriptionChange>> = {
   'invoice.payment_failed': 'payment_failed',
 };
 
-const ZMetadata = z.record(z.string(), z.string()).nullish();
+const ZMetadata = z.record(zText(), zText()).nullish();
 
 const ZSubscription = z.object({
-  id: z.string().min(1),
-  status: z.string().nullish(),
+  id: zText().min(1),
+  status: zText().nullish(),
   metadata: ZMetadata,
-  items: z.object({ data: z.array(z.object({ price: z.object({ id: z.string() }).nullish() })) }).nullish(),
+  items: z.object({ data: z.array(z.object({ price: z.object({ id: zText() }).nullish() })) }).nullish(),
 });
 
 // An invoice names its subscription at the top (older API versions) or under `parent` (newer ones).
 const ZInvoice = z.object({
-  subscription: z.union([z.string(), z.object({ id: z.string() })]).nullish(),
+  subscription: z.union([zText(), z.object({ id: zText() })]).nullish(),
   parent: z
     .object({
       subscription_details: z
         .object({
-          subscription: z.union([z.string(), z.object({ id: z.string() })]).nullish(),
+          subscription: z.union([zText(), z.object({ id: zText() })]).nullish(),
           metadata: ZMetadata,
         })
         .nullish(),
@@ -47,8 +48,8 @@ const ZInvoice = z.object({
 });
 
 const ZEvent = z.object({
-  id: z.string().min(1).max(255),
-  type: z.string().min(1).max(255),
+  id: zText().min(1).max(255),
+  type: zText().min(1).max(255),
   created: z.number().int(),
   data: z.object({ object: z.unknown() }),
 });
