@@ -218,6 +218,28 @@ describe('billing webhook: PayPal', () => {
     assert.equal(state.plan_key, 'default');
     assert.equal(state.billing_status, 'cancelled');
   });
+
+  test('a subscription awaiting approval changes no plan until it is activated', async () => {
+    clock.advance(1_000);
+    const pendingSub = { ...subscription('P-PLUS', 'APPROVAL_PENDING'), id: 'I-SUB2' };
+    const created = event('BILLING.SUBSCRIPTION.CREATED', pendingSub);
+    const before = await billingState(t, tenant.workspace.id);
+    expectReceived(await send(created, paypal.deliver(created, clock.now())), 'pending');
+    const waiting = await billingState(t, tenant.workspace.id);
+    assert.equal(waiting.plan_key, before.plan_key);
+    assert.equal(waiting.billing_status, before.billing_status);
+    clock.advance(1_000);
+    // The activation names no workspace: the subscription is already tied to it.
+    const activated = event('BILLING.SUBSCRIPTION.ACTIVATED', {
+      ...pendingSub,
+      status: 'ACTIVE',
+      custom_id: null,
+    });
+    expectReceived(await send(activated, paypal.deliver(activated, clock.now())), 'applied');
+    const state = await billingState(t, tenant.workspace.id);
+    assert.equal(state.plan_key, 'plus');
+    assert.equal(state.billing_status, 'active');
+  });
 });
 
 describe('billing webhook: PayPal settings', () => {

@@ -9,11 +9,19 @@ import { recordAudit } from '../audit.js';
 import { DEFAULT_PLAN_KEY } from './plans.js';
 
 /** How an event was handled: applied, a repeat of one already received, or recorded without effect. */
-export type BillingOutcome = 'applied' | 'duplicate' | 'ignored' | 'no_workspace' | 'stale' | 'unknown_price';
+export type BillingOutcome =
+  | 'applied'
+  | 'pending'
+  | 'duplicate'
+  | 'ignored'
+  | 'no_workspace'
+  | 'stale'
+  | 'unknown_price';
 
-// Provider status words that mean the subscription is paid up, in arrears, or over.
-const ACTIVE = new Set(['active', 'trialing', 'approved', 'approval_pending']);
-const IN_ARREARS = new Set(['past_due', 'unpaid', 'suspended', 'paused', 'incomplete']);
+// Provider status words that mean the subscription is paid up, in arrears, or over. Any other
+// (Stripe's `incomplete`, PayPal's `APPROVAL_PENDING`/`APPROVED`: not paid yet) changes no plan.
+const ACTIVE = new Set(['active', 'trialing']);
+const IN_ARREARS = new Set(['past_due', 'unpaid', 'suspended', 'paused']);
 const ENDED = new Set(['canceled', 'cancelled', 'expired', 'incomplete_expired']);
 
 const PRICE_COLUMN = {
@@ -99,14 +107,17 @@ async function applyOnce(
     billingStatus = 'cancelled';
   } else if (event.change === 'payment_failed' || (status !== null && IN_ARREARS.has(status))) {
     billingStatus = 'past_due';
-  } else {
+  } else if (status === null || ACTIVE.has(status)) {
     const mapped = await planForPrices(trx, event.provider, event.priceIds);
     if (mapped === null) {
       outcome = 'unknown_price';
     } else {
       planKey = mapped;
     }
-    if (status === null || ACTIVE.has(status)) billingStatus = 'active';
+    billingStatus = 'active';
+  } else {
+    // Not paid yet: the subscription is remembered (its workspace), the plan waits for "active".
+    outcome = 'pending';
   }
 
   const now = clock.now();
@@ -116,13 +127,13 @@ async function applyOnce(
       provider: event.provider,
       subscription_id: event.subscriptionId,
       workspace_id: workspaceId,
-      plan_key: outcome === 'unknown_price' ? null : planKey,
+      plan_key: outcome === 'applied' ? planKey : null,
       status: status ?? event.change,
       last_event_at: event.occurredAt,
     })
     .onConflict((oc) =>
       oc.columns(['provider', 'subscription_id']).doUpdateSet({
-        ...(outcome === 'unknown_price' ? {} : { plan_key: planKey }),
+        ...(outcome === 'applied' ? { plan_key: planKey } : {}),
         status: status ?? event.change ?? 'unknown',
         last_event_at: event.occurredAt,
         updated_at: now,
