@@ -16,6 +16,7 @@ export const LAYERS = [
   ['errors', 'config', 'security', 'workers', 'db', 'logger.ts', 'clock.ts'],
   [
     'outbound',
+    'payments',
     'queue',
     'embeddings',
     'llm',

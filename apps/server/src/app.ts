@@ -16,6 +16,7 @@ import { createLogger } from './logger.js';
 import { SESSION_COOKIE } from './services/accounts/admin-sessions.js';
 import { findDemoAgent } from './services/ops/demo-seed.js';
 import { ADMIN_PREFIX, adminSurface } from './surfaces/admin/index.js';
+import { BILLING_WEBHOOKS_PREFIX, billingWebhooksSurface } from './surfaces/billing/index.js';
 import {
   CONSOLE_PREFIX,
   CONSOLE_ROOT_PREFIX,
@@ -116,6 +117,7 @@ export async function createApp(
   await app.register(siteSyncSurface(deps, limits), { prefix: SITE_SYNC_PREFIX });
   await app.register(widgetSurface(deps, limits), { prefix: WIDGET_PREFIX });
   await app.register(widgetShopSurface(deps, limits), { prefix: WIDGET_SHOP_PREFIX });
+  await app.register(billingWebhooksSurface(deps), { prefix: BILLING_WEBHOOKS_PREFIX });
   await app.register(publicSurface(deps, assets), { prefix: PUBLIC_PREFIX });
   const consoleBuild = consoleFiles(deps.config.adminDistDir);
   await app.register(consoleSurface(consoleBuild), { prefix: CONSOLE_PREFIX });

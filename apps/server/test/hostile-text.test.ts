@@ -59,6 +59,12 @@ const NO_TEXT_INPUT = new Set([
   'GET /api/v1/admin/llm-key',
   'DELETE /api/v1/admin/llm-key',
   'GET /api/v1/admin/webhooks',
+  'GET /api/v1/admin/plan',
+  // The billing webhooks' bodies are a provider's signed bytes, verified before they are read
+  // (here, with no provider configured, 404); billing-webhooks-paddle.test.ts signs hostile text.
+  'POST /api/v1/billing/webhooks/stripe',
+  'POST /api/v1/billing/webhooks/paypal',
+  'POST /api/v1/billing/webhooks/paddle',
   'POST /v1/widget/request-human',
   'POST /v1/widget/conversation/clear',
   'DELETE /v1/widget/me',

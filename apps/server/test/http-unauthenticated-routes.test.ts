@@ -6,6 +6,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ADMIN_PREFIX } from '../src/surfaces/admin/index.js';
+import { expectError } from './support/http.js';
 import { createTestApp, type TestApp } from './support/test-app.js';
 
 /** The unauthenticated routes, `METHOD url`, sorted: the only ones allowed. */
@@ -23,6 +24,12 @@ const EXPECTED_AUTH_NONE = [
   'GET /admin/*',
   // The widget's init hands out the visitor token every other widget route asks for.
   'POST /v1/widget/init',
+  // Billing webhooks: a payment provider calls them with no credential of ours; each verifies its
+  // provider's signature over the raw body (Stripe-Signature by the stripe library, PayPal through
+  // its verify API, Paddle-Signature by HMAC-SHA-256) and answers 400 otherwise (tested below).
+  'POST /api/v1/billing/webhooks/paddle',
+  'POST /api/v1/billing/webhooks/paypal',
+  'POST /api/v1/billing/webhooks/stripe',
   // CORS preflights carry no credentials: one under each widget mount (the chat, the shop's coupon).
   'OPTIONS /v1/widget/*',
   'OPTIONS /api/v1/widget/*',
@@ -93,5 +100,42 @@ describe('routes that skip authentication', () => {
     // Any other value than absent or 'none' is a typo the auth hook would read as "authenticate".
     const odd = admin.filter((r) => r.auth !== undefined && r.auth !== 'none');
     assert.deepEqual(odd, []);
+  });
+});
+
+describe('the billing webhooks verify before anything else', () => {
+  test('each refuses an unsigned or wrongly signed event with 400 and stores nothing', async () => {
+    const t = await createTestApp({
+      env: {
+        STRIPE_WEBHOOK_SECRET: 'whsec_guard',
+        PADDLE_WEBHOOK_SECRET: 'paddle_guard',
+        PAYPAL_WEBHOOK_ID: 'WH-GUARD',
+        PAYPAL_CLIENT_ID: 'id',
+        PAYPAL_CLIENT_SECRET: 'secret',
+      },
+    });
+    try {
+      const body = JSON.stringify({ id: 'evt_1', event_id: 'evt_1', type: 'customer.subscription.deleted' });
+      const forged: Record<string, Record<string, string>> = {
+        stripe: { 'stripe-signature': `t=1,v1=${'0'.repeat(64)}` },
+        paddle: { 'paddle-signature': `ts=1;h1=${'0'.repeat(64)}` },
+        // No transmission headers: refused before PayPal's API is asked.
+        paypal: {},
+      };
+      for (const [provider, headers] of Object.entries(forged)) {
+        for (const sent of [{}, headers]) {
+          const res = await t.app.inject({
+            method: 'POST',
+            url: `/api/v1/billing/webhooks/${provider}`,
+            headers: { 'content-type': 'application/json', ...sent },
+            payload: body,
+          });
+          expectError(res, 400, 'webhook_signature_invalid');
+        }
+      }
+      assert.equal((await t.database.db.selectFrom('billing_events').selectAll().execute()).length, 0);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -22,6 +22,15 @@ export const ERROR_CODES = {
   invalid_coupon: { status: 400, message: 'The coupon code does not exist.' },
   commerce_inactive: { status: 400, message: 'The commerce extension is not active on this site.' },
   site_unavailable: { status: 502, message: 'The site could not be reached. Please try again later.' },
+  plan_limit_reached: {
+    status: 403,
+    message: "This workspace's plan does not allow more; upgrade the plan or remove something first.",
+  },
+  webhook_signature_invalid: { status: 400, message: 'The webhook signature could not be verified.' },
+  webhook_verification_unavailable: {
+    status: 503,
+    message: 'The webhook could not be verified right now; it was not applied. Send it again later.',
+  },
   answer_failed: {
     status: 502,
     message: 'The assistant could not answer right now. Please try again, or ask for a human.',

@@ -12,6 +12,7 @@ export * from './kb-settings.js';
 export * from './llm-key.js';
 export * from './origin.js';
 export * from './pagination.js';
+export * from './plan.js';
 export * from './playground.js';
 export * from './plugin-routes.js';
 export * from './quality.js';

@@ -139,6 +139,8 @@ export const ZWidgetAnswer = z.object({
   blocks: z.array(ZBlock),
   /** True when the answer is an operator's saved correction, given verbatim (offline). */
   from_team: z.boolean().optional(),
+  /** True when the workspace reached its plan's monthly message limit: the text says so politely and nothing was stored. */
+  limit_reached: z.boolean().optional(),
 });
 export type TWidgetAnswer = z.infer<typeof ZWidgetAnswer>;
 
@@ -151,12 +153,14 @@ export type TStreamFrame =
       event: 'done';
       /** `message_id` null and `held_by_operator` true: an operator holds the conversation; the bot stays silent. */
       /** `from_team` true: the answer is an operator's saved correction, given verbatim. */
+      /** `limit_reached` true: the workspace is at its plan's monthly message limit; `text` says so, nothing was stored. */
       data: {
         message_id: string | null;
         text: string;
         citations: TCitation[];
         held_by_operator?: boolean;
         from_team?: boolean;
+        limit_reached?: boolean;
       };
     }
   | { event: 'error'; data: { code: string; message: string } };

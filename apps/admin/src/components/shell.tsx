@@ -5,6 +5,7 @@ import { PATHS } from '../paths';
 import { session, signOut } from '../session';
 import { ChatIcon, SignOutIcon } from './icons';
 import { MainNav } from './main-nav';
+import { PlanBanner } from './plan-banner';
 import { WorkspaceSwitcher } from './workspace-switcher';
 
 /** The signed-in frame: skip link, header (product, workspace, user, sign out), nav, content. */
@@ -37,6 +38,7 @@ export function Shell(props: { children: ComponentChildren }) {
       </header>
       <MainNav path={path} />
       <main id="main" class="content" tabIndex={-1}>
+        <PlanBanner path={path} />
         {props.children}
       </main>
     </div>

@@ -2,6 +2,7 @@ import type { TStreamFrame, TWidgetAnswer } from '@service/contract';
 import { textSearchConfig } from '../retrieval/text-search-config.js';
 import { createSecretKeyring } from '../security/secret-keyring.js';
 import { activeLlmKeyRow, openActiveLlmKey } from '../services/accounts/llm-keys.js';
+import { countRefusedMessage } from '../services/billing/plans.js';
 import { isBotSilenced } from '../services/conversations/operator.js';
 import { correctionMatchSql, parseCorrectionMatch } from '../services/quality/correction-match.js';
 import { requestHuman } from '../services/widget/widget-actions.js';
@@ -18,6 +19,7 @@ import { answerQuestion } from './answer-engine.js';
 import type { ChatDeps } from './chat-deps.js';
 import { readVisitorIntent } from './compose/visitor-intent.js';
 import { fixedVisitorReply } from './compose/visitor-reply.js';
+import { messageLimitReply } from './fixed-replies.js';
 import { providerForKey } from './llm-providers.js';
 import { offlineOrderReply } from './offline-orders.js';
 import { orderTools } from './order-tool.js';
@@ -55,19 +57,34 @@ export async function answerVisitor(options: {
       onlyMatching: true,
     }),
   });
+  const language = resolveLanguage(
+    caller.visitorLocale ?? undefined,
+    caller.agent.language_default,
+    undefined,
+  );
+  // Over the plan's monthly message limit: a polite answer, never an error; nothing was stored.
+  const refuse = async (): Promise<TWidgetAnswer> => {
+    await countRefusedMessage(db, caller.workspaceId, clock.now());
+    const text = messageLimitReply(language);
+    options.emit({ event: 'done', data: { message_id: null, text, citations: [], limit_reached: true } });
+    const conversationId = caller.conversation.id;
+    return {
+      conversation_id: conversationId,
+      message_id: null,
+      text,
+      citations: [],
+      blocks: [],
+      limit_reached: true,
+    };
+  };
   if (isBotSilenced(caller.conversation)) {
-    await recorded;
+    if (!(await recorded).accepted) return refuse();
     options.emit({
       event: 'done',
       data: { message_id: null, text: '', citations: [], held_by_operator: true },
     });
     return { conversation_id: caller.conversation.id, message_id: null, text: '', citations: [], blocks: [] };
   }
-  const language = resolveLanguage(
-    caller.visitorLocale ?? undefined,
-    caller.agent.language_default,
-    undefined,
-  );
   // A request for a person needs no retrieval (small talk does: a model may answer it).
   const intent = readVisitorIntent(options.message, language);
   const retrieved =
@@ -83,6 +100,7 @@ export async function answerVisitor(options: {
           baseUrl: options.baseUrl,
         });
   const [question, sources] = await Promise.all([recorded, retrieved]);
+  if (!question.accepted) return refuse();
   const keys = createSecretKeyring(deps.config.appKey, deps.config.appKeyPrevious);
   const provider = providerForKey(
     deps.config,

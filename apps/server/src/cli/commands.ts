@@ -22,6 +22,7 @@ import { getWorkspace } from '../services/accounts/accounts.js';
 import { createApiToken } from '../services/accounts/api-tokens.js';
 import { bootstrap } from '../services/accounts/bootstrap.js';
 import { connectDemoShop } from '../services/ops/demo-seed.js';
+import { PLAN_COMMANDS } from './plan-commands.js';
 
 /**
  * What a data command runs against: the store of this process or of the running service.
@@ -122,6 +123,7 @@ export const DATA_COMMANDS = {
       return { skipped: 'PostgreSQL has autovacuum', tables: [] };
     return { tables: await maintainTables({ db: ctx.database.db, all: true }) };
   },
+  ...PLAN_COMMANDS,
 } as const;
 
 /** Name of a data command. */

@@ -36,6 +36,17 @@ Commands:
                        {"question", "expected_url" | "expected_text", "id"?}); prints recall@1,
                        recall@5, MRR (top 10) and the misses. --limit: hits per question
                        (default 10, at most 50). --min-recall5: exit 1 when recall@5 is below X.
+  plan:set --key K [--name N] [--agents N] [--messages N] [--sources N] [--upload-mb N]
+           [--stripe-prices a,b] [--paypal-plans a,b] [--paddle-prices a,b] [--json]
+                       Create or change a plan. A limit is a whole number or none (no limit);
+                       --messages is visitor messages a month. The price ids map a provider's
+                       subscription onto the plan (docs/billing.md). Every workspace starts on
+                       the plan "default" (no limits until you set some).
+  plan:list [--json]   List the plans with their limits and price ids.
+  plan:assign --workspace ID --plan K [--json]
+                       Put a workspace on a plan (audited); billing webhooks do this too.
+  usage --workspace ID [--json]
+                       A workspace's plan, limits, this month's usage and the limits reached.
   worker               Run a job worker alone (PostgreSQL mode; on the embedded store
                        the worker runs inside npm start).
   key:generate         Print a new APP_KEY value.
@@ -67,6 +78,15 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
       'min-recall5': { type: 'string' },
       'new-key': { type: 'string' },
       origin: { type: 'string' },
+      key: { type: 'string' },
+      plan: { type: 'string' },
+      agents: { type: 'string' },
+      messages: { type: 'string' },
+      sources: { type: 'string' },
+      'upload-mb': { type: 'string' },
+      'stripe-prices': { type: 'string' },
+      'paypal-plans': { type: 'string' },
+      'paddle-prices': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

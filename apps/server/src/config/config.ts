@@ -137,6 +137,16 @@ export const ZEnv = z.object({
   LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
   CRAWL_DELAY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(60_000).default(250)),
+  BILLING_WEBHOOK_TOLERANCE_SECONDS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(3600).default(300),
+  ),
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  PAYPAL_WEBHOOK_ID: optionalString,
+  PAYPAL_CLIENT_ID: optionalString,
+  PAYPAL_CLIENT_SECRET: optionalString,
+  PAYPAL_API_BASE: z.preprocess(emptyToUndefined, z.url().default('https://api-m.paypal.com')),
+  PADDLE_WEBHOOK_SECRET: optionalString,
   EXTRACT_WORKERS: z.preprocess(
     emptyToUndefined,
     z.coerce.number().int().min(1).max(16).default(EXTRACTION_DEFAULTS.workers),
@@ -227,6 +237,16 @@ export type Config = Readonly<{
   crawlDelayMs: number;
   /** Worker threads that read uploads and crawled pages: how many, heap cap per thread, time per file. */
   extraction: Readonly<{ workers: number; heapMb: number; timeoutMs: number }>;
+  /**
+   * The billing webhooks (`docs/billing.md`): a provider without its settings answers 404.
+   * `toleranceSeconds`: how far a signed timestamp may be from the service's clock.
+   */
+  billing: Readonly<{
+    toleranceSeconds: number;
+    stripe: Readonly<{ webhookSecret: string }> | null;
+    paypal: Readonly<{ webhookId: string; clientId: string; clientSecret: string; apiBase: string }> | null;
+    paddle: Readonly<{ webhookSecret: string }> | null;
+  }>;
 }>;
 
 /**
@@ -290,6 +310,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.LLM_FALLBACK_PROVIDER === 'anthropic' && !e.LLM_FALLBACK_API_KEY) {
     throw new ConfigError(
       'Invalid configuration:\n  - LLM_FALLBACK_PROVIDER: anthropic needs LLM_FALLBACK_API_KEY',
+    );
+  }
+  const paypalSettings = [e.PAYPAL_WEBHOOK_ID, e.PAYPAL_CLIENT_ID, e.PAYPAL_CLIENT_SECRET];
+  if (
+    paypalSettings.some((value) => value !== undefined) &&
+    paypalSettings.some((value) => value === undefined)
+  ) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - PAYPAL_WEBHOOK_ID, PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET: set all three to receive PayPal webhooks, or none',
     );
   }
   if (e.DATABASE_URL && !e.APP_KEY) {
@@ -361,6 +390,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workers: e.EXTRACT_WORKERS,
       heapMb: e.EXTRACT_HEAP_MB,
       timeoutMs: e.EXTRACT_TIMEOUT_MS,
+    }),
+    billing: Object.freeze({
+      toleranceSeconds: e.BILLING_WEBHOOK_TOLERANCE_SECONDS,
+      stripe: e.STRIPE_WEBHOOK_SECRET ? Object.freeze({ webhookSecret: e.STRIPE_WEBHOOK_SECRET }) : null,
+      paypal:
+        e.PAYPAL_WEBHOOK_ID && e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET
+          ? Object.freeze({
+              webhookId: e.PAYPAL_WEBHOOK_ID,
+              clientId: e.PAYPAL_CLIENT_ID,
+              clientSecret: e.PAYPAL_CLIENT_SECRET,
+              apiBase: e.PAYPAL_API_BASE.replace(/\/+$/, ''),
+            })
+          : null,
+      paddle: e.PADDLE_WEBHOOK_SECRET ? Object.freeze({ webhookSecret: e.PADDLE_WEBHOOK_SECRET }) : null,
     }),
   };
   return Object.freeze(config);

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { BillingTables } from './schema-billing.js';
 import type { ConversationTables } from './schema-conversations.js';
 import type { EvaluationRunsTable, GoldenItemsTable } from './schema-quality.js';
 
@@ -18,6 +19,10 @@ export type WorkspacesTable = {
   kb_color: string | null;
   /** The agent whose widget the KB pages embed; null embeds none. */
   kb_widget_agent_id: string | null;
+  /** The plan whose limits apply (`plans.key`); 'default' until a subscription or the operator changes it. */
+  plan_key: Generated<string>;
+  /** Where the workspace's subscription stands: none, active, past_due, cancelled. */
+  billing_status: Generated<string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 };
@@ -238,27 +243,28 @@ export type SchemaMigrationsTable = {
 };
 
 /** The whole database as Kysely sees it. */
-export type DB = ConversationTables & {
-  workspaces: WorkspacesTable;
-  users: UsersTable;
-  memberships: MembershipsTable;
-  agents: AgentsTable;
-  api_tokens: ApiTokensTable;
-  admin_sessions: AdminSessionsTable;
-  audit_logs: AuditLogsTable;
-  sources: SourcesTable;
-  documents: DocumentsTable;
-  full_sync_runs: FullSyncRunsTable;
-  source_failures: SourceFailuresTable;
-  chunks: ChunksTable;
-  embeddings: EmbeddingsTable;
-  agent_words: AgentWordsTable;
-  agent_terms: AgentTermsTable;
-  kb_articles: KbArticlesTable;
-  schema_migrations: SchemaMigrationsTable;
-  golden_items: GoldenItemsTable;
-  evaluation_runs: EvaluationRunsTable;
-};
+export type DB = ConversationTables &
+  BillingTables & {
+    workspaces: WorkspacesTable;
+    users: UsersTable;
+    memberships: MembershipsTable;
+    agents: AgentsTable;
+    api_tokens: ApiTokensTable;
+    admin_sessions: AdminSessionsTable;
+    audit_logs: AuditLogsTable;
+    sources: SourcesTable;
+    documents: DocumentsTable;
+    full_sync_runs: FullSyncRunsTable;
+    source_failures: SourceFailuresTable;
+    chunks: ChunksTable;
+    embeddings: EmbeddingsTable;
+    agent_words: AgentWordsTable;
+    agent_terms: AgentTermsTable;
+    kb_articles: KbArticlesTable;
+    schema_migrations: SchemaMigrationsTable;
+    golden_items: GoldenItemsTable;
+    evaluation_runs: EvaluationRunsTable;
+  };
 
 export type AgentRow = Selectable<AgentsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;

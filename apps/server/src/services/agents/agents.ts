@@ -4,6 +4,7 @@ import { notFound } from '../../errors/app-error.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
+import { assertPlanAllows } from '../billing/plan-limits.js';
 import { iso, type TenantScope } from '../context.js';
 import { reindexAgentLanguageDocuments } from '../knowledge/documents.js';
 import { type KbIndexing, syncKbForAgent } from '../knowledge/kb-index.js';
@@ -36,6 +37,7 @@ export async function getAgent(
 export async function createAgent(scope: TenantScope & KbIndexing, input: TAgentCreate): Promise<TAgent> {
   const theme: StoredTheme = { ...DEFAULT_THEME, ...input.theme };
   return scope.db.transaction().execute(async (trx) => {
+    await assertPlanAllows(trx, scope.workspaceId, { agents: 1 });
     const row = await trx
       .insertInto('agents')
       .values({

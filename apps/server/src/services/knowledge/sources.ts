@@ -7,6 +7,7 @@ import { fetchSourceSpec, indexDocumentSpec } from '../../queue/job-specs.js';
 import { newId } from '../../security/ids.js';
 import { validateSelect } from '../../sql-source/validate-select.js';
 import { recordAudit } from '../audit.js';
+import { assertPlanAllows } from '../billing/plan-limits.js';
 import type { TenantScope } from '../context.js';
 import { afterOperator, type Page, type PageRequest, pageOf, pageStart } from '../list-page.js';
 import { requireAgent } from '../require-agent.js';
@@ -118,6 +119,7 @@ export async function createSource(
   }
   await scope.db.transaction().execute(async (trx) => {
     await requireAgent(trx, scope.workspaceId, agentId);
+    await assertPlanAllows(trx, scope.workspaceId, { sources: 1 });
     const name = input.name || defaultName(input);
     await trx
       .insertInto('sources')

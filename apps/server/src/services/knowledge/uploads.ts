@@ -13,6 +13,7 @@ import type { ExtractedUpload, UploadExtent } from '../../ingest/uploads/extract
 import type { JobQueue } from '../../queue/job-queue.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
+import { assertPlanAllows } from '../billing/plan-limits.js';
 import type { TenantScope } from '../context.js';
 import { requireAgent } from '../require-agent.js';
 import { storeSourceDocument } from './documents.js';
@@ -137,6 +138,10 @@ export async function uploadFiles(
   await scope.db.transaction().execute(async (trx) => {
     // The agent may have been deleted while the files were read.
     await requireAgent(trx, scope.workspaceId, agentId);
+    await assertPlanAllows(trx, scope.workspaceId, {
+      sources: rows.length,
+      uploadBytes: rows.reduce((sum, row) => sum + row.metadata.size_bytes, 0),
+    });
     for (const { sourceId, metadata, text, title } of rows) {
       await trx
         .insertInto('sources')

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { ChatMessage } from '../../llm/llm-provider.js';
 import { newId } from '../../security/ids.js';
+import { messageLimitSql, usagePeriod } from '../billing/plan-limits.js';
 import type { WidgetCaller } from './widget-caller.js';
 
 /** Earlier messages a model sees with a new question. */
@@ -9,8 +10,11 @@ const HISTORY_MESSAGES = 12;
 /** Characters of each earlier message a model sees. */
 export const HISTORY_MESSAGE_CHARS = 2000;
 
-/** A visitor's stored message, the conversation before it, and what the caller asked to read with them. */
-export type RecordedQuestion<Extra> = { id: string; history: ChatMessage[]; extra: Extra };
+/**
+ * A visitor's stored message, the conversation before it, and what the caller asked to read with
+ * them; `accepted` false: the workspace is at its monthly message limit and nothing was stored.
+ */
+export type RecordedQuestion<Extra> = { id: string; accepted: boolean; history: ChatMessage[]; extra: Extra };
 
 /**
  * Stores a visitor's message and moves the conversation's activity with it, and reads the
@@ -18,6 +22,10 @@ export type RecordedQuestion<Extra> = { id: string; history: ChatMessage[]; extr
  * `extra` values (scalar subqueries, such as the workspace's model key or the agent's coupons):
  * one statement, one round trip to the store. The reads see the store as it was before the
  * insert, so the history never holds the new message.
+ *
+ * The same statement counts the message against the workspace's plan: this month's counter goes
+ * up only while it is below the limit (the upsert's `where` is evaluated on the locked row, so
+ * concurrent messages never overshoot), and the message is stored only when it was counted.
  */
 export async function recordVisitorQuestion<Extra extends Record<string, unknown>>(
   db: Kysely<DB>,
@@ -29,10 +37,20 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
   const id = newId();
   const names = Object.keys(extra);
   const extras = names.map((name) => sql`${extra[name]} as ${sql.id(name)}`);
-  const { rows } = await sql<{ history: { role: string; content: string }[] } & Extra>`
-    with message as (
+  const limit = messageLimitSql(caller.workspaceId);
+  const { rows } = await sql<{ history: { role: string; content: string }[]; accepted: boolean } & Extra>`
+    with counted as (
+      insert into workspace_usage (workspace_id, period, visitor_messages)
+      select ${caller.workspaceId}, ${usagePeriod(now)}, 1
+      where coalesce(${limit} > 0, true)
+      on conflict (workspace_id, period) do update
+        set visitor_messages = workspace_usage.visitor_messages + 1
+        where coalesce(workspace_usage.visitor_messages < ${limit}, true)
+      returning 1
+    ), message as (
       insert into messages (id, workspace_id, conversation_id, role, content, created_at)
-      values (${id}, ${caller.workspaceId}, ${caller.conversation.id}, 'visitor', ${content}, ${now})
+      select ${id}, ${caller.workspaceId}, ${caller.conversation.id}, 'visitor', ${content}, ${now}
+      from counted
       returning conversation_id
     ), activity as (
       update conversations set last_message_at = ${now}, updated_at = ${now}, visitor_typing_at = null
@@ -47,7 +65,8 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
             and m.role in ('visitor', 'assistant', 'operator')
           order by m.id desc
           limit ${HISTORY_MESSAGES}
-        ) as h), '[]'::jsonb) as history
+        ) as h), '[]'::jsonb) as history,
+      exists (select 1 from counted) as accepted
       ${extras.length > 0 ? sql`, ${sql.join(extras)}` : sql``}`.execute(db);
   const row = rows[0];
   if (!row) throw new Error('recording the question returned no row');
@@ -58,5 +77,5 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
       : { role: 'assistant', content: text };
   });
   const values = Object.fromEntries(names.map((name) => [name, row[name]])) as Extra;
-  return { id, history, extra: values };
+  return { id, accepted: row.accepted, history, extra: values };
 }

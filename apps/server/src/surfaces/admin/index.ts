@@ -13,6 +13,7 @@ import { kbRoutes } from './kb.route.js';
 import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
+import { planRoutes } from './plan.route.js';
 import { playgroundRoutes } from './playground.route.js';
 import { questionRoutes } from './questions.route.js';
 import { searchRoutes } from './search.route.js';
@@ -78,5 +79,6 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     await app.register(correctionRoutes(deps));
     await app.register(questionRoutes(deps));
     await app.register(evaluationRoutes(deps));
+    await app.register(planRoutes(deps));
   };
 }
