@@ -62,7 +62,9 @@ export function ResetPassword() {
         <div class="auth-mark">
           <LockIcon size={28} />
         </div>
-        <h1>{isDone ? 'Password changed' : 'Choose a new password'}</h1>
+        <h1>
+          {isDone ? 'Password changed' : isLinkBad ? 'This link does not work' : 'Choose a new password'}
+        </h1>
         {isDone ? (
           <>
             <FormMessage kind="info">

@@ -55,6 +55,8 @@ describe('admin console: password reset', () => {
   test('sign-in offers "Forgot password?"; the request page answers the same for any address', async () => {
     await withPage(browser, {}, async ({ page }) => {
       await page.goto(url('/admin/sign-in'));
+      await page.getByRole('link', { name: 'Forgot password?' }).waitFor();
+      await checkScreen(page, 'sign-in-with-reset-link');
       await page.getByRole('link', { name: 'Forgot password?' }).click();
       await page.waitForURL(url('/admin/forgot-password'));
       await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
