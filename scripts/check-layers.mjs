@@ -28,6 +28,7 @@ export const LAYERS = [
     'site-calls',
     'widget-assets',
     'console-assets',
+    'mail',
   ],
   ['services'],
   ['retrieval', 'jobs'],

@@ -7,6 +7,8 @@ import { loadSession, needsSetup, session, signedOut } from './session';
 
 const Setup = lazy(() => import('./routes/setup').then((module) => module.Setup));
 const SignIn = lazy(() => import('./routes/sign-in').then((module) => module.SignIn));
+const ForgotPassword = lazy(() => import('./routes/forgot-password').then((module) => module.ForgotPassword));
+const ResetPassword = lazy(() => import('./routes/reset-password').then((module) => module.ResetPassword));
 const Agents = lazy(() => import('./routes/agents').then((module) => module.Agents));
 const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module.NewAgent));
 const Knowledge = lazy(() => import('./routes/knowledge').then((module) => module.Knowledge));
@@ -32,7 +34,9 @@ export function App() {
   );
 }
 
-const PUBLIC_PATHS: readonly string[] = [PATHS.setup, PATHS.signIn];
+const PUBLIC_PATHS: readonly string[] = [PATHS.setup, PATHS.signIn, PATHS.forgotPassword];
+/** Screens a signed-out visitor may open besides sign-in (asking for and using a reset link). */
+const SIGNED_OUT_PATHS: readonly string[] = [PATHS.signIn, PATHS.forgotPassword, PATHS.resetPassword];
 
 function Gate() {
   const location = useLocation();
@@ -52,7 +56,7 @@ function Gate() {
     if (setup) {
       if (here !== PATHS.setup) location.route(PATHS.setup, true);
     } else if (current === null) {
-      if (here !== PATHS.signIn)
+      if (!SIGNED_OUT_PATHS.includes(here))
         location.route(signedOut.peek() ? PATHS.signIn : signInPath(location.url), true);
     } else if (PUBLIC_PATHS.includes(here) || here === PATHS.home || here === '/admin') {
       location.route(safeNext(location.query.next), true);
@@ -76,10 +80,13 @@ function Gate() {
       </main>
     );
   }
+  // A reset link works whether or not this browser is signed in (to this or another account).
+  if (location.path === PATHS.resetPassword && !needsSetup.value) return <ResetPassword />;
   if (needsSetup.value || session.value === null) {
     return (
       <Router>
         <Route path={PATHS.setup} component={Setup} />
+        <Route path={PATHS.forgotPassword} component={ForgotPassword} />
         <Route default component={SignIn} />
       </Router>
     );

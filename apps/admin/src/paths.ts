@@ -3,6 +3,9 @@ export const PATHS = {
   home: '/admin/',
   setup: '/admin/setup',
   signIn: '/admin/sign-in',
+  forgotPassword: '/admin/forgot-password',
+  /** Where the mailed reset link lands (the service's RESET_PAGE_PATH; the token is in the fragment). */
+  resetPassword: '/admin/reset-password',
   agents: '/admin/agents',
   newAgent: '/admin/agents/new',
   knowledge: '/admin/agents/:id/knowledge',

@@ -16,6 +16,7 @@ import { closeExtractionPool, configureExtractionPool } from './extraction/share
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
+import { createMailer } from './mail/mail-transport.js';
 import { POSTGRES_JOB_LEASE } from './queue/job-lease.js';
 import { type JobDefinition, JobQueue } from './queue/job-queue.js';
 import { hasNoUsers } from './services/accounts/bootstrap.js';
@@ -84,6 +85,15 @@ export async function startService(
     // flight finish reading their files first.
     await configureExtractionPool(config.extraction);
     cleanups.push(() => closeExtractionPool());
+
+    // SMTP when SMTP_URL is set; otherwise .eml files in DATA_DIR/outbox/ (links logged). Closed
+    // after the queue stops (cleanups run in reverse), so a send in flight finishes first.
+    const mailer = createMailer({
+      smtpUrl: config.mail.smtpUrl,
+      outboxDir: join(config.dataDir, 'outbox'),
+      from: config.mail.from,
+    });
+    cleanups.push(async () => mailer.close());
 
     const embeddings = embeddingProviderFor(config, database.features);
     const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, { embeddings });
@@ -158,8 +168,14 @@ export async function startService(
       const agents = await queueMissingEmbeddings(database.db, queue, embeddings);
       if (agents > 0)
         log.info({ agents, model: embeddings?.key }, 'queued embedding of chunks without vectors');
+      if (mailer.kind === 'outbox')
+        log.info(
+          { outboxDir: join(config.dataDir, 'outbox') },
+          'no SMTP_URL: mails are written to DATA_DIR/outbox/ and their links logged',
+        );
       await queue.work({
         clock,
+        mailer,
         safeUrlAllow: config.safeUrlAllow,
         embeddings,
         features: database.features,

@@ -18,6 +18,9 @@ const EXPECTED_AUTH_NONE = [
   // First run: whether setup is needed, and setup itself (the one-time setup code is the credential).
   'GET /api/v1/admin/setup',
   'POST /api/v1/admin/setup',
+  // Password reset: whoever forgot the password has no credential; the mailed token is the proof.
+  'POST /api/v1/admin/password-reset',
+  'POST /api/v1/admin/password-reset/confirm',
   // The console's static files (the app signs in through the session routes) and / redirecting to it.
   'GET /',
   'GET /admin',
@@ -35,13 +38,15 @@ const EXPECTED_AUTH_NONE = [
   'OPTIONS /api/v1/widget/*',
 ].sort();
 
-/** The admin routes that may skip the admin credential: the session and first-run setup routes, nothing else. */
+/** The admin routes that may skip the admin credential: session, first-run setup and password reset, nothing else. */
 const ADMIN_AUTH_NONE = new Set([
   'DELETE /api/v1/admin/session',
   'GET /api/v1/admin/session',
   'POST /api/v1/admin/session',
   'GET /api/v1/admin/setup',
   'POST /api/v1/admin/setup',
+  'POST /api/v1/admin/password-reset',
+  'POST /api/v1/admin/password-reset/confirm',
 ]);
 
 type Recorded = { route: string; auth: unknown };

@@ -38,8 +38,8 @@ const OPS_ROUTES: ReadonlyArray<{ method: HTTPMethods; path: string }> = [
 const toOpenApi = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 /**
- * The browser session routes (cookie only or no credential yet) and first-run setup (the setup
- * code is the credential): tested on their own above.
+ * The browser session routes (cookie only or no credential yet), first-run setup (the setup
+ * code is the credential) and password reset (the mailed token is): tested on their own above.
  */
 const SESSION_ROUTES = new Set([
   'POST /api/v1/admin/session',
@@ -47,6 +47,8 @@ const SESSION_ROUTES = new Set([
   'DELETE /api/v1/admin/session',
   'GET /api/v1/admin/setup',
   'POST /api/v1/admin/setup',
+  'POST /api/v1/admin/password-reset',
+  'POST /api/v1/admin/password-reset/confirm',
 ]);
 
 describe('OpenAPI document', () => {
@@ -101,6 +103,15 @@ describe('OpenAPI document', () => {
     for (const status of ['201', '403', '409', '422', '429']) assert.ok(setup.responses[status], status);
     const status = operation('GET', '/api/v1/admin/setup');
     assert.ok(status.security === undefined || status.security.length === 0);
+  });
+
+  test('password reset needs no credential and documents its refusals', () => {
+    const ask = operation('POST', '/api/v1/admin/password-reset');
+    assert.ok(ask.security === undefined || ask.security.length === 0);
+    for (const status of ['202', '403', '422', '429']) assert.ok(ask.responses[status], status);
+    const confirm = operation('POST', '/api/v1/admin/password-reset/confirm');
+    assert.ok(confirm.security === undefined || confirm.security.length === 0);
+    for (const status of ['204', '403', '422', '429']) assert.ok(confirm.responses[status], status);
   });
 
   test('the route list under test matches the real router', () => {

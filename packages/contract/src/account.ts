@@ -136,3 +136,25 @@ export type TWorkspaceMembership = z.infer<typeof ZWorkspaceMembership>;
 /** Body of `POST /api/v1/admin/account/workspace`: the workspace to work in from now on. */
 export const ZWorkspaceSwitch = z.strictObject({ workspace_id: zText().trim().min(1).max(64) });
 export type TWorkspaceSwitch = z.infer<typeof ZWorkspaceSwitch>;
+
+/** Body of `POST /api/v1/admin/password-reset`: the account's email (the answer is the same whether it exists). */
+export const ZPasswordResetRequest = z.strictObject({
+  email: storable(z.email().max(254)),
+});
+export type TPasswordResetRequest = z.infer<typeof ZPasswordResetRequest>;
+
+/** The answer to a reset request: always the same sentence, whether or not the address has an account. */
+export const ZPasswordResetRequested = z.object({ message: zText() });
+export type TPasswordResetRequested = z.infer<typeof ZPasswordResetRequested>;
+
+/** Body of `POST /api/v1/admin/password-reset/confirm`: the token from the mailed link and the new password. */
+export const ZPasswordResetConfirm = z.strictObject({
+  token: zText().trim().min(1, 'The reset link is incomplete: open it from the mail again.').max(2000),
+  password: zText()
+    .min(8, 'The password must be at least 8 characters.')
+    .refine(
+      (value) => new TextEncoder().encode(value).length <= 72,
+      'The password must be at most 72 bytes.',
+    ),
+});
+export type TPasswordResetConfirm = z.infer<typeof ZPasswordResetConfirm>;

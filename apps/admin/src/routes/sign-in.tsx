@@ -5,6 +5,7 @@ import { waitMessage } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { LockIcon } from '../components/icons';
 import { useForm } from '../components/use-form';
+import { PATHS } from '../paths';
 import { sessionEnded, signIn } from '../session';
 
 type Step = 'password' | 'code' | 'recovery';
@@ -127,7 +128,11 @@ export function SignIn() {
         <button type="submit" class="button primary wide" disabled={isBusy || isWaiting}>
           {isBusy ? 'Signing in…' : step === 'password' ? 'Sign in' : 'Verify'}
         </button>
-        {step === 'password' ? null : (
+        {step === 'password' ? (
+          <a class="button link" href={PATHS.forgotPassword}>
+            Forgot password?
+          </a>
+        ) : (
           <button
             type="button"
             class="button ghost wide"

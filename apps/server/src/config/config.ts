@@ -84,6 +84,23 @@ export const ZEnv = z.object({
           .filter((entry) => entry !== ''),
       ),
   ),
+  // Mail: SMTP when SMTP_URL is set (smtp:// or smtps://, credentials in the URL); otherwise
+  // mails are written as .eml files to DATA_DIR/outbox/ and their links logged.
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine((value) => /^smtps?:\/\/[^\s]+$/.test(value), 'must be an smtp:// or smtps:// URL')
+      .optional(),
+  ),
+  MAIL_FROM: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .max(320)
+      .refine((value) => !/[\r\n]/.test(value), 'must be one line')
+      .default('Chat agent service <no-reply@localhost>'),
+  ),
   BCRYPT_COST: z.preprocess(emptyToUndefined, z.coerce.number().int().min(4).max(15).default(12)),
   BODY_LIMIT_BYTES: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1024).default(1_048_576)),
   SYNC_BODY_LIMIT_BYTES: z.preprocess(
@@ -204,6 +221,11 @@ export type Config = Readonly<{
     dimensions?: number;
   }>;
   safeUrlAllow: readonly string[];
+  /**
+   * Where mail goes: `smtpUrl` (SMTP_URL) when set, else `.eml` files in DATA_DIR/outbox/;
+   * `from` is MAIL_FROM. The URL may hold credentials: it is never logged.
+   */
+  mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
   bcryptCost: number;
   bodyLimitBytes: number;
   /** Body limit of the site-integration sync routes (50 posts of HTML can be large). */
@@ -370,6 +392,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dimensions: e.EMBEDDINGS_DIMENSIONS,
     }),
     safeUrlAllow: Object.freeze(e.SAFE_URL_ALLOW),
+    mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.MAIL_FROM }),
     bcryptCost: e.BCRYPT_COST,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     syncBodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,

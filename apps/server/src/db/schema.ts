@@ -104,6 +104,37 @@ export type AdminSessionsTable = {
   expires_at: Date;
 };
 
+/** One mail: what it is, to whom, its sealed bodies until sent, and how sending went (0020). */
+export type MailMessagesTable = {
+  id: string;
+  kind: string;
+  user_id: string | null;
+  workspace_id: string | null;
+  to_address: string;
+  language: Generated<string>;
+  subject: string;
+  /** `{text, html}` sealed with APP_KEY (purpose `mail-body`, context the id); null once sent. */
+  body_sealed: string | null;
+  status: Generated<'pending' | 'sent' | 'failed'>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  transport: string | null;
+  outbox_file: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  sent_at: Date | null;
+};
+
+/** One issued password-reset token (its `jti`): used once, within its 60 minutes (0020). */
+export type PasswordResetTokensTable = {
+  id: string;
+  user_id: string;
+  requested_ip: string | null;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+};
+
 export type AuditLogsTable = {
   id: string;
   workspace_id: string;
@@ -252,6 +283,8 @@ export type DB = ConversationTables &
     api_tokens: ApiTokensTable;
     admin_sessions: AdminSessionsTable;
     audit_logs: AuditLogsTable;
+    mail_messages: MailMessagesTable;
+    password_reset_tokens: PasswordResetTokensTable;
     sources: SourcesTable;
     documents: DocumentsTable;
     full_sync_runs: FullSyncRunsTable;

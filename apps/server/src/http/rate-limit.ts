@@ -24,6 +24,9 @@ export const WIDGET_LIMITS = {
 /** Sign-in attempts per minute for one email from one client address. */
 export const LOGIN_ATTEMPTS_PER_MINUTE = 5;
 
+/** Password-reset requests an hour for one email address, and from one client address. */
+export const PASSWORD_RESET_LIMITS = { perEmailPerHour: 5, perIpPerHour: 20 } as const;
+
 /** The name of one widget limit. */
 export type WidgetLimitName = keyof typeof WIDGET_LIMITS;
 
@@ -35,6 +38,9 @@ export type RateLimits = {
   wpIntegration: RateLimiter;
   /** Admin sign-in: 5 attempts a minute per email and client address (contract, "login"). */
   login: RateLimiter;
+  /** Password-reset requests: per email address and per client address, an hour each. */
+  passwordResetEmail: RateLimiter;
+  passwordResetIp: RateLimiter;
   /**
    * Admin API, keyed per credential (`token:<id>` or `session:<id>`, never a secret): every
    * authenticated request, and the expensive ones (search, uploads, new sources, reindex) again.
@@ -97,6 +103,16 @@ export function createRateLimits(config: Config): RateLimits {
   return {
     wpIntegration: build({ keyPrefix: 'wp', points: config.wpThrottlePerMinute, durationSeconds: 60 }),
     login: build({ keyPrefix: 'login', points: LOGIN_ATTEMPTS_PER_MINUTE, durationSeconds: 60 }),
+    passwordResetEmail: build({
+      keyPrefix: 'reset-email',
+      points: PASSWORD_RESET_LIMITS.perEmailPerHour,
+      durationSeconds: 3600,
+    }),
+    passwordResetIp: build({
+      keyPrefix: 'reset-ip',
+      points: PASSWORD_RESET_LIMITS.perIpPerHour,
+      durationSeconds: 3600,
+    }),
     admin: build({ keyPrefix: 'admin', points: config.adminRateLimitPerMinute, durationSeconds: 60 }),
     adminExpensive: build({
       keyPrefix: 'admin-expensive',

@@ -6,6 +6,7 @@ import { fetchSourceJob } from './fetch-source/fetch-source.js';
 import { indexDocumentJob } from './index-document.js';
 import { maintainStoreJob } from './maintain-store.js';
 import { pushLeadJob } from './push-lead.js';
+import { sendMailJob } from './send-mail.js';
 
 /**
  * Every job the worker runs. Capabilities add their definitions here (crawling, webhooks,
@@ -19,4 +20,5 @@ export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [
   pushLeadJob,
   maintainStoreJob,
   evaluateAgentJob,
+  sendMailJob,
 ];

@@ -8,6 +8,7 @@ import type { DatabaseFeatures } from '../db/database.js';
 import type { Queryable } from '../db/queryable.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import type { Mailer } from '../mail/mail-transport.js';
 import {
   deadLetterQueueOf,
   type InterruptedJob,
@@ -37,6 +38,8 @@ export type JobServices = {
   appKey: Buffer;
   /** APP_KEY_PREVIOUS during a key rotation: secrets it sealed still open. */
   appKeyPrevious?: Buffer | undefined;
+  /** Where mail goes (SMTP or the outbox), for the send-mail job; absent: mails wait in the queue. */
+  mailer?: Mailer;
   /** Least delay between a crawl's requests to one site (CRAWL_DELAY_MS); the crawler's default otherwise. */
   crawlDelayMs?: number;
 };

@@ -58,6 +58,19 @@ export const pushLeadSpec = defineJobSpec({
   retryBackoff: true,
 });
 
+/** Retries after the first attempt to send a mail; the mail is `failed` when the last one fails. */
+export const SEND_MAIL_RETRY_LIMIT = 5;
+
+/** Sends one stored mail (jobs/send-mail.ts); keyed per mail. */
+export const sendMailSpec = defineJobSpec({
+  name: 'send-mail',
+  payload: z.object({ mailId: z.string().min(1) }),
+  policy: 'stately',
+  retryLimit: SEND_MAIL_RETRY_LIMIT,
+  retryDelaySeconds: 15,
+  retryBackoff: true,
+});
+
 /** Evaluates one run of an agent's golden set (jobs/evaluate-agent.ts); keyed per run. */
 export const evaluateAgentSpec = defineJobSpec({
   name: 'evaluate-agent',

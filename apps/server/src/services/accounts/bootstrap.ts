@@ -8,13 +8,16 @@ import type { Actor } from '../context.js';
 import { createUser, createWorkspace } from './accounts.js';
 import { createApiToken } from './api-tokens.js';
 
+/** The rules of a new password, wherever one is set (bootstrap, setup, password reset). */
+export const ZNewPassword = z
+  .string()
+  .min(8, 'The password must be at least 8 characters.')
+  .refine((value) => Buffer.byteLength(value, 'utf8') <= 72, 'The password must be at most 72 bytes.');
+
 /** Input of `cli bootstrap`. */
 export const ZBootstrapInput = z.strictObject({
   email: z.email().max(254),
-  password: z
-    .string()
-    .min(8, 'The password must be at least 8 characters.')
-    .refine((value) => Buffer.byteLength(value, 'utf8') <= 72, 'The password must be at most 72 bytes.'),
+  password: ZNewPassword,
   workspace: z.string().trim().min(1).max(120),
 });
 export type TBootstrapInput = z.infer<typeof ZBootstrapInput>;

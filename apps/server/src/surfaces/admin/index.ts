@@ -13,6 +13,7 @@ import { kbRoutes } from './kb.route.js';
 import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
+import { passwordResetRoutes } from './password-reset.route.js';
 import { planRoutes } from './plan.route.js';
 import { playgroundRoutes } from './playground.route.js';
 import { questionRoutes } from './questions.route.js';
@@ -42,9 +43,13 @@ function credentialKey(auth: AdminAuth): string {
  * budgets (ADMIN_RATE_LIMIT_PER_MINUTE, and ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE for routes
  * with `config.expensive`). The session routes (`/session`) say `auth: 'none'`: signing in is
  * how a browser gets credentials, and they read the cookie themselves; so do the first-run
- * setup routes (`/setup`), whose credential is the setup code.
+ * setup routes (`/setup`), whose credential is the setup code, and the password-reset routes
+ * (`/password-reset`), whose credential is the mailed token.
  */
-export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | 'adminExpensive' | 'login'>) {
+export function adminSurface(
+  deps: AppDeps,
+  limits: Pick<RateLimits, 'admin' | 'adminExpensive' | 'login' | 'passwordResetEmail' | 'passwordResetIp'>,
+) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('adminAuth', null);
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
@@ -59,6 +64,7 @@ export function adminSurface(deps: AppDeps, limits: Pick<RateLimits, 'admin' | '
     });
     await app.register(sessionRoutes(deps, limits, { cookiePath: ADMIN_PREFIX }), { prefix: '/session' });
     await app.register(setupRoutes(deps, limits, { cookiePath: ADMIN_PREFIX }), { prefix: '/setup' });
+    await app.register(passwordResetRoutes(deps, limits), { prefix: '/password-reset' });
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));

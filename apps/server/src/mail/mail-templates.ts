@@ -1,0 +1,107 @@
+/** Languages the mail templates are written in; anything else gets English. */
+export const MAIL_LANGUAGES = ['en', 'de', 'fr'] as const;
+export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
+
+/** A rendered mail: its subject, a plain-text body and a simple HTML body. */
+export type RenderedMail = { subject: string; text: string; html: string };
+
+/** What the password-reset mail says, per language (`{minutes}` is the token's lifetime). */
+const PASSWORD_RESET: Record<
+  MailLanguage,
+  { subject: string; intro: string; action: string; expiry: string; ignore: string }
+> = {
+  en: {
+    subject: 'Reset your password',
+    intro: 'Someone asked to reset the password of your account ({email}).',
+    action: 'Choose a new password',
+    expiry: 'The link works once, within {minutes} minutes.',
+    ignore: 'If you did not ask for this, ignore this mail: your password stays as it is.',
+  },
+  de: {
+    subject: 'Passwort zurücksetzen',
+    intro: 'Jemand möchte das Passwort Ihres Kontos ({email}) zurücksetzen.',
+    action: 'Neues Passwort wählen',
+    expiry: 'Der Link funktioniert einmal, innerhalb von {minutes} Minuten.',
+    ignore: 'Wenn Sie das nicht waren, ignorieren Sie diese Mail: Ihr Passwort bleibt unverändert.',
+  },
+  fr: {
+    subject: 'Réinitialiser votre mot de passe',
+    intro: 'Quelqu’un a demandé à réinitialiser le mot de passe de votre compte ({email}).',
+    action: 'Choisir un nouveau mot de passe',
+    expiry: 'Le lien fonctionne une seule fois, pendant {minutes} minutes.',
+    ignore:
+      'Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : votre mot de passe ne change pas.',
+  },
+};
+
+/**
+ * The best template language for an Accept-Language header (RFC 9110 §12.5.4: ranges by
+ * descending q; a regional tag falls back to its base language), or English.
+ */
+export function pickMailLanguage(acceptLanguage: string | undefined): MailLanguage {
+  if (!acceptLanguage) return 'en';
+  const ranges = acceptLanguage
+    .slice(0, 500)
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+      return {
+        base: tag.trim().toLowerCase().split('-')[0] ?? '',
+        q: q === undefined ? 1 : Number(q),
+        index,
+      };
+    })
+    .filter((range) => range.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const range of ranges) {
+    const found = MAIL_LANGUAGES.find((language) => language === range.base);
+    if (found) return found;
+  }
+  return 'en';
+}
+
+/** The password-reset mail in `language`: the link, the lifetime, and what to do if it was not you. */
+export function renderPasswordResetMail(options: {
+  language: MailLanguage;
+  email: string;
+  link: string;
+  minutes: number;
+}): RenderedMail {
+  const words = PASSWORD_RESET[options.language];
+  const fill = (text: string) =>
+    text.replace('{email}', options.email).replace('{minutes}', String(options.minutes));
+  const text = [
+    fill(words.intro),
+    '',
+    `${words.action}:`,
+    options.link,
+    '',
+    fill(words.expiry),
+    words.ignore,
+    '',
+  ].join('\n');
+  const html = [
+    '<!doctype html>',
+    `<html lang="${options.language}"><head><meta charset="utf-8"><title>${escapeHtml(words.subject)}</title></head>`,
+    '<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1f2328; max-width: 560px; margin: 0 auto; padding: 24px;">',
+    `<p>${escapeHtml(fill(words.intro))}</p>`,
+    `<p><a href="${escapeHtml(options.link)}" style="display: inline-block; padding: 10px 16px; background: #2563eb; color: #ffffff; border-radius: 6px; text-decoration: none;">${escapeHtml(words.action)}</a></p>`,
+    `<p style="word-break: break-all; font-size: 13px; color: #57606a;">${escapeHtml(options.link)}</p>`,
+    `<p>${escapeHtml(fill(words.expiry))}</p>`,
+    `<p style="color: #57606a;">${escapeHtml(words.ignore)}</p>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+  return { subject: words.subject, text, html };
+}
+
+/** Escapes text for HTML content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
