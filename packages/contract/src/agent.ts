@@ -58,7 +58,10 @@ export const ZWelcome = z.strictObject({
   ...ZWelcomeText,
   translations: z
     .record(
-      zText().regex(/^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/, 'Must be a lower-case language tag such as de or pt-br.'),
+      zText().regex(
+        /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/,
+        'Must be a lower-case language tag such as de or pt-br.',
+      ),
       ZWelcomeContent.partial(),
     )
     .refine((map) => Object.keys(map).length <= WELCOME_TRANSLATIONS_MAX, {

@@ -31,7 +31,11 @@ function formatNumber(value: number, language: string, options: Intl.NumberForma
  * What the coupon does, in `language`, with amounts in the shop's `currency` (ISO 4217, null
  * when unknown) formatted for that language; '' when the discount is not a number.
  */
-export function couponSummary(coupon: Pick<TCoupon, 'label' | 'discount'>, language: string, currency: string | null): string {
+export function couponSummary(
+  coupon: Pick<TCoupon, 'label' | 'discount'>,
+  language: string,
+  currency: string | null,
+): string {
   const words = WORDS[language] ?? WORDS[language.split('-')[0] ?? ''] ?? (WORDS.en as Words);
   const percent = /^(\d{1,3}(?:[.,]\d{1,2})?)\s*%$/.exec(coupon.discount.trim());
   if (percent?.[1]) {

@@ -39,7 +39,8 @@ export function contrastRatio(a: string, b: string): number {
  * when neither reaches AA (a mid-luminance colour: black always gets at least 4.58:1).
  */
 export function textOn(background: string): string {
-  const best = contrastRatio(background, '#ffffff') >= contrastRatio(background, '#111111') ? '#ffffff' : '#111111';
+  const best =
+    contrastRatio(background, '#ffffff') >= contrastRatio(background, '#111111') ? '#ffffff' : '#111111';
   return contrastRatio(background, best) >= AA_CONTRAST ? best : '#000000';
 }
 

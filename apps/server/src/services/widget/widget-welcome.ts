@@ -16,7 +16,11 @@ const GREETINGS: Readonly<Record<string, string>> = {
 const SHOP_STARTERS: Readonly<Record<string, readonly string[]>> = {
   en: ['How long does delivery take?', 'What is your return policy?', 'Do you have a discount code?'],
   de: ['Wie lange dauert die Lieferung?', 'Wie funktioniert die Rückgabe?', 'Gibt es einen Rabattcode?'],
-  fr: ['Quels sont les délais de livraison ?', 'Comment fonctionnent les retours ?', 'Avez-vous un code promo ?'],
+  fr: [
+    'Quels sont les délais de livraison ?',
+    'Comment fonctionnent les retours ?',
+    'Avez-vous un code promo ?',
+  ],
   es: ['¿Cuánto tarda el envío?', '¿Cuál es su política de devoluciones?', '¿Tienen un código de descuento?'],
   pt: ['Quanto tempo demora a entrega?', 'Qual é a política de devolução?', 'Têm algum código de desconto?'],
   it: ['Quanto tempo richiede la consegna?', 'Come funzionano i resi?', 'Avete un codice sconto?'],
@@ -28,7 +32,10 @@ export function defaultWelcome(siteType: AgentRow['site_type']): TWelcome {
   const translations: TWelcome['translations'] = {};
   for (const [tag, greeting] of Object.entries(GREETINGS)) {
     if (tag === 'en') continue;
-    translations[tag] = { greeting, starters: siteType === 'ecommerce' ? [...(SHOP_STARTERS[tag] ?? [])] : [] };
+    translations[tag] = {
+      greeting,
+      starters: siteType === 'ecommerce' ? [...(SHOP_STARTERS[tag] ?? [])] : [],
+    };
   }
   return {
     greeting: GREETINGS.en ?? '',
