@@ -104,7 +104,7 @@ describe('widget welcome', () => {
     );
     expectValidation(
       await patch(agentId, tenant.auth, { welcome: { greeting: 'x', starters: [], extra: 1 } }),
-      ['welcome'],
+      ['welcome.extra'],
     );
     const after = await read(agentId, tenant.auth);
     assert.deepEqual(after.welcome.starters, five.slice(0, 4), 'the refused updates changed nothing');
