@@ -157,6 +157,46 @@ describe('admin console: agent settings', () => {
     assert.deepEqual(agent.allowed_origins, ['https://shop.example.com', 'https://blog.example.com:8443']);
   });
 
+  test('the welcome: greeting and starter questions, at most four, saved and shown again', async () => {
+    await withPage(browser, {}, async ({ page }) => {
+      await openSettings(page);
+      await page.getByText('All changes saved').waitFor();
+      const greeting = page.getByLabel('Greeting');
+      assert.equal(
+        await greeting.inputValue(),
+        'Hi! How can I help you today?',
+        'a new agent has a greeting',
+      );
+      await greeting.fill('Welcome to Acme Coffee!');
+      const starters = page.getByLabel('Starter questions');
+      await starters.fill(
+        'Which beans for espresso?\nHow fresh is it?\nDo you ship abroad?\nReturns?\nGift cards?',
+      );
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page
+        .locator('[id="field-welcome.starters-error"]')
+        .getByText(/at most 4 questions/)
+        .waitFor();
+      assert.equal(await starters.getAttribute('aria-invalid'), 'true');
+      assert.equal((await storedAgent()).welcome.greeting, 'Hi! How can I help you today?', 'nothing sent');
+      await checkScreen(page, 'agent-settings-welcome');
+
+      await starters.fill('Which beans for espresso?\n\nDo you ship abroad?');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved.').waitFor();
+      await page.reload();
+      await page.getByLabel('Greeting').waitFor();
+      assert.equal(await page.getByLabel('Greeting').inputValue(), 'Welcome to Acme Coffee!');
+      assert.equal(
+        await page.getByLabel('Starter questions').inputValue(),
+        'Which beans for espresso?\nDo you ship abroad?',
+      );
+    });
+    const { welcome } = await storedAgent();
+    assert.equal(welcome.greeting, 'Welcome to Acme Coffee!');
+    assert.deepEqual(welcome.starters, ['Which beans for espresso?', 'Do you ship abroad?']);
+  });
+
   test('the service’s own 422 lands next to the field it names, and nothing is stored', async () => {
     const before = await storedAgent();
     await withPage(
