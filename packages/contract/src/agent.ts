@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { normalizeAllowedOrigin } from './origin.js';
-import { zText } from './text.js';
+import { storable, zText } from './text.js';
 import { ZBehaviorRules, ZWidgetFeatureSettings } from './widget-settings.js';
 
 /** Site types an agent can have; `ecommerce` turns on product and coupon features. */
@@ -188,3 +188,22 @@ export const ZAgentListItem = ZAgent.extend({
     .describe('When the agent last answered a visitor (any outcome); null if never'),
 });
 export type TAgentListItem = z.infer<typeof ZAgentListItem>;
+
+/** Body of `POST /api/v1/admin/agents/{id}/theme/from-site`: the page to read (default: the agent's first allowed origin). */
+export const ZSiteThemeRequest = z.strictObject({
+  url: storable(z.url({ protocol: /^https?$/, message: 'Must be an http(s) URL.' }).max(2048)).optional(),
+});
+
+/** A theme suggested from a site's `meta[name=theme-color]`, checked for contrast; nothing is saved. */
+export const ZSiteTheme = z.object({
+  source_url: zText().describe('The page the colour was read from'),
+  site_color: zText().describe("The page's theme colour as #rrggbb"),
+  primary: zText().describe('The suggested primary colour (the site colour; PATCH it into theme.primary)'),
+  on_primary: zText().describe(
+    'Text colour on the primary colour: white, near-black or black, whichever reaches WCAG AA',
+  ),
+  contrast: z.number().describe('Contrast ratio of on_primary on primary (at least 4.5)'),
+  primary_text: zText().describe('The primary colour as text on white, darkened until it reaches 4.5:1'),
+  is_adjusted: z.boolean().describe('True when primary_text had to be darkened'),
+});
+export type TSiteTheme = z.infer<typeof ZSiteTheme>;
