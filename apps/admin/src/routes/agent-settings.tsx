@@ -136,7 +136,7 @@ export function AgentSettings() {
             <FeaturesSection draft={draft} update={update} errors={errors} siteType={saved.site_type} />
             <RulesSection draft={draft} update={update} errors={errors} />
             <WelcomeSection draft={draft} update={update} errors={errors} />
-            <ThemeSection draft={draft} update={update} errors={errors} />
+            <ThemeSection draft={draft} update={update} errors={errors} agentId={agentId} />
             {notice?.kind === 'error' ? <FormMessage kind="error">{notice.text}</FormMessage> : null}
             <div class="save-bar">
               <p class={`save-state${dirty ? ' dirty' : ''}`} role="status">

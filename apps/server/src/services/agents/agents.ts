@@ -13,7 +13,7 @@ import {
   storedBehaviorRules,
   storedWidgetFeatures,
 } from '../widget/widget-caller.js';
-import { storedWelcome } from '../widget/widget-welcome.js';
+import { editableWelcome } from '../widget/widget-welcome.js';
 
 /** Reads one agent of the workspace; another workspace's agent is a 404. */
 export async function getAgent(
@@ -168,7 +168,7 @@ export function toAgent(row: AgentRow): TAgent {
     behavior_rules: storedBehaviorRules(row),
     auto_index_pages: row.auto_index_pages,
     widget_features: storedWidgetFeatures(row),
-    welcome: storedWelcome(row),
+    welcome: editableWelcome(row),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

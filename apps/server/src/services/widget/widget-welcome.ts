@@ -27,7 +27,10 @@ const SHOP_STARTERS: Readonly<Record<string, readonly string[]>> = {
   nl: ['Hoe lang duurt de levering?', 'Hoe werkt retourneren?', 'Hebben jullie een kortingscode?'],
 };
 
-/** The welcome of an agent that has none set: a greeting, and a shop's usual questions on a shop. */
+/**
+ * The welcome of an agent that has none set: a greeting, and a shop's usual questions on a shop,
+ * in the languages the service knows.
+ */
 export function defaultWelcome(siteType: AgentRow['site_type']): TWelcome {
   const translations: TWelcome['translations'] = {};
   for (const [tag, greeting] of Object.entries(GREETINGS)) {
@@ -47,9 +50,18 @@ export function defaultWelcome(siteType: AgentRow['site_type']): TWelcome {
 // Built once: a stored welcome that no longer parses falls back to the defaults.
 const ZStoredWelcome = ZWelcome.nullable().catch(null);
 
-/** The agent's welcome as set, or the defaults for its site type. */
+/** The agent's welcome as set, or the defaults for its site type (what init uses). */
 export function storedWelcome(agent: Pick<AgentRow, 'welcome' | 'site_type'>): TWelcome {
   return ZStoredWelcome.parse(agent.welcome) ?? defaultWelcome(agent.site_type);
+}
+
+/**
+ * The welcome as the admin API shows it: as set, or the English defaults without their
+ * translations (an owner who edits the default greeting must not leave visitors of other
+ * languages the stale default one; until a welcome is set, init still greets them in theirs).
+ */
+export function editableWelcome(agent: Pick<AgentRow, 'welcome' | 'site_type'>): TWelcome {
+  return ZStoredWelcome.parse(agent.welcome) ?? { ...defaultWelcome(agent.site_type), translations: {} };
 }
 
 /**
