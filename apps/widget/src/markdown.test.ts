@@ -5,7 +5,7 @@ import { parseHTML } from 'linkedom';
 import { renderMarkdown, safeUrl } from './markdown.js';
 import type { TCitation } from './types.js';
 
-const { document, Event } = parseHTML('<!doctype html><html><body></body></html>');
+const { document } = parseHTML('<!doctype html><html><body></body></html>');
 
 /** Renders into a fresh <div> and returns it (for querying and serialising). */
 function render(text: string, citations: TCitation[] = []) {
