@@ -24,8 +24,8 @@ describe('admin: theme from the site', () => {
   before(async () => {
     site = createServer((req, res) => {
       const body = PAGES[req.url ?? ''];
-      if (body === undefined) return res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Gone</p>');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+      if (body === undefined) res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Gone</p>');
+      else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;

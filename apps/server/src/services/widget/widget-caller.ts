@@ -112,7 +112,7 @@ const ZAgentJson = z.object({
   behavior_rules: z.array(z.unknown()),
   auto_index_pages: z.boolean(),
   widget_features: z.record(z.string(), z.boolean()),
-  welcome: z.unknown().default(null),
+  welcome: z.record(z.string(), z.unknown()).nullable().catch(null),
   created_at: z.coerce.date(),
   updated_at: z.coerce.date(),
 });
