@@ -25,6 +25,11 @@ const AGENT: TAgent = {
   behavior_rules: [{ trigger: 'scroll', threshold: 50, action: 'open' }],
   auto_index_pages: false,
   widget_features: { leads: true, human: true, satisfaction: false },
+  welcome: {
+    greeting: 'Hi!',
+    starters: ['Where is my order?'],
+    translations: { de: { greeting: 'Hallo!' } },
+  },
   created_at: '2026-11-26T10:00:00.000Z',
   updated_at: '2026-11-26T10:00:00.000Z',
 };
@@ -46,6 +51,22 @@ describe('agent settings draft', () => {
       name: 'Barista',
       theme: { ...DEFAULT_THEME, radius: 4 },
     });
+  });
+
+  it('edits the welcome: starters one per line, translations kept, at most four', () => {
+    const draft = draftOf(AGENT);
+    const edited = { ...draft, welcome: { ...draft.welcome, starters: ' Returns? \n\nShipping?\n' } };
+    assert.deepEqual(changesOf(edited, AGENT), {
+      welcome: {
+        greeting: 'Hi!',
+        starters: ['Returns?', 'Shipping?'],
+        translations: { de: { greeting: 'Hallo!' } },
+      },
+    });
+    const five = { ...draft, welcome: { ...draft.welcome, starters: 'a\nb\nc\nd\ne' } };
+    assert.deepEqual(draftErrors(five), { 'welcome.starters': ['Enter at most 4 questions, one per line.'] });
+    const long = { ...draft, welcome: { ...draft.welcome, greeting: 'x'.repeat(301) } };
+    assert.deepEqual(Object.keys(draftErrors(long)), ['welcome.greeting']);
   });
 
   it('names each refused origin line by its line number and its key in the sent list', () => {

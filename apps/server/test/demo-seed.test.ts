@@ -84,6 +84,12 @@ describe('the demo seed', () => {
       .where('id', '=', first.agent_id)
       .executeTakeFirstOrThrow();
     assert.deepEqual(agent.allowed_origins, [SITE, 'http://localhost:4100'], 'added once, normalised');
+    // /demo shows that shop's product images in the widget's cards: its policy lets them in.
+    const demo = await t.app.inject({ method: 'GET', url: '/demo' });
+    const imgSrc = String(demo.headers['content-security-policy'])
+      .split('; ')
+      .find((directive) => directive.startsWith('img-src '));
+    assert.equal(imgSrc, `img-src 'self' data: https: ${SITE} http://localhost:4100`);
     const handshake = await t.app.inject({
       method: 'POST',
       url: '/api/v1/wp/handshake',

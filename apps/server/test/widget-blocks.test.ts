@@ -81,6 +81,7 @@ describe('answer blocks', () => {
       ['SAVE10'],
       'FAKE50 was never synced',
     );
+    assert.equal(coupons[0]?.payload.summary, '10% off', 'the card says what the code does');
     const system = JSON.stringify(llm.requests.at(-1)?.body.messages);
     assert.match(system, /SAVE10/, 'synced codes are given to the model verbatim');
     const stored = await t.database.db
@@ -93,6 +94,28 @@ describe('answer blocks', () => {
       answer.blocks.map((b) => b.type),
       'history replays the blocks',
     );
+  });
+
+  test('a free-shipping amount is spelled out in the shop currency, in the visitor language', async () => {
+    const site = await shop([
+      sampleCoupon('FREESHIP', { label: 'Free shipping on any order', discount: '4.90', expires_at: null }),
+    ]);
+    for (const [locale, summary] of [
+      ['en', 'Free shipping, saves €4.90'],
+      ['de', 'Kostenloser Versand, spart 4,90 €'],
+    ] as const) {
+      const session = await initSession(t, site.agentId, { locale });
+      llm.setScript([{ kind: 'text', chunks: ['Use FREESHIP for the Trail Shoe Alpine [1].'] }]);
+      const answer = expectData(
+        await widgetCall(t, 'POST', '/v1/widget/messages', session.token, {
+          message: 'Is shipping free for the alpine trail shoe?',
+        }),
+        200,
+        ZWidgetAnswer,
+      );
+      const coupon = answer.blocks.find((b) => b.type === 'coupon');
+      assert.equal(String(coupon?.payload.summary).replace(/[\u00a0\u202f]/g, ' '), summary);
+    }
   });
 
   test('an expired coupon is neither offered to the model nor shown', async () => {

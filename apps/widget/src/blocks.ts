@@ -65,17 +65,27 @@ function coupon(ctx: TCtx, p: Record<string, unknown>): HTMLElement {
   on(apply, 'click', async () => {
     apply.disabled = true;
     const result = await api.call('POST', '/api/v1/widget/coupon/apply', { code });
+    // Applied: the code waits in the visitor's cart, so Apply stays off and says so.
+    if (result.ok) {
+      apply.textContent = t('inCart');
+      status.textContent = str(result.data, 'message');
+      return;
+    }
     apply.disabled = false;
-    if (result.ok) status.textContent = str(result.data, 'message');
-    else
-      status.textContent = result.error === 'rate_limited' ? t('rateLimited') : result.message || t('failed');
+    status.textContent = result.error === 'rate_limited' ? t('rateLimited') : result.message || t('failed');
   });
   return h(
     doc,
     'div',
     { class: 'c f', 'data-testid': 'block-coupon' },
-    h(doc, 'span', { class: 't' }, str(p, 'label')),
-    h(doc, 'div', { class: 'row' }, h(doc, 'span', { class: 'code' }, code), str(p, 'discount')),
+    h(doc, 'span', { class: 't' }, str(p, 'label') || str(p, 'summary')),
+    h(
+      doc,
+      'div',
+      { class: 'row' },
+      h(doc, 'span', { class: 'code' }, code),
+      str(p, 'summary') || str(p, 'discount'),
+    ),
     h(doc, 'div', { class: 'row' }, copy, ctx.features.coupons && apply),
     status,
   );

@@ -2,10 +2,10 @@
 // operator handles the conversation, and the typing signal.
 import { renderBlock } from './blocks.js';
 import type { TCtx } from './context.js';
-import { h, safe } from './dom.js';
+import { h, on, safe } from './dom.js';
 import { failureText } from './forms.js';
 import { t } from './locale.js';
-import { renderMarkdown } from './markdown.js';
+import { renderMarkdown, safeUrl } from './markdown.js';
 import type { TSseFrame } from './sse.js';
 import {
   isCitations,
@@ -15,6 +15,7 @@ import {
   type TBlock,
   type TCitation,
   type TMessage,
+  type TWelcome,
 } from './types.js';
 import type { TView } from './view.js';
 
@@ -34,13 +35,63 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
   let answered = false;
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
 
-  const citationClicked = (id: number, url: string) =>
-    ctx.event('citation_clicked', { id, url: url.slice(0, 500) });
+  let hello: TWelcome | undefined;
+  let starters: HTMLElement | null = null;
+
+  /** The numbered sources under an answer (title, site, link); a marker `[N]` highlights its entry. */
+  function sourceList(el: HTMLElement, citations: TCitation[]): void {
+    const { doc } = ctx;
+    const list = h(doc, 'ol', { class: 'src', 'aria-label': t('sources'), 'data-testid': 'sources' });
+    for (const { id, url: raw, title } of citations) {
+      const url = raw && safeUrl(raw, ['http:', 'https:']);
+      const site = url ? new URL(url).hostname.replace(/^www\./, '') : '';
+      const link =
+        url &&
+        h(doc, 'a', { href: url, target: '_blank', rel: 'noopener noreferrer nofollow' }, title || site);
+      if (link) on(link, 'click', () => ctx.event('citation_clicked', { id, url: url.slice(0, 500) }));
+      list.append(
+        h(
+          doc,
+          'li',
+          { value: String(id), 'data-n': String(id), 'data-testid': 'source' },
+          link || title,
+          site && h(doc, 'span', { class: 's' }, ` · ${site}`),
+        ),
+      );
+    }
+    el.append(list);
+    on(el, 'click', (event) => {
+      const marker = event.target instanceof Element ? event.target.closest('.cite') : null;
+      const item = marker && list.querySelector(`[data-n="${marker.getAttribute('data-n')}"]`);
+      if (!item) return;
+      for (const li of Array.from(list.children)) li.classList.toggle('hl', li === item);
+      item.scrollIntoView({ block: 'nearest' });
+    });
+  }
 
   function fillAnswer(el: HTMLElement, text: string, citations: TCitation[], blocks: TBlock[]): void {
-    el.append(renderMarkdown(ctx.doc, text, { citations, onCitation: citationClicked }));
+    el.append(renderMarkdown(ctx.doc, text, { citations }));
+    if (citations.length > 0) sourceList(el, citations);
     const cards = blocks.map((block) => renderBlock(ctx, block)).filter((card) => card !== null);
     if (cards.length > 0) el.append(h(ctx.doc, 'div', { class: 'k' }, ...cards));
+  }
+
+  /** The agent's greeting and starter questions, on an empty conversation only. */
+  function greet(): void {
+    if (!hello || view.log.childElementCount > 0) return;
+    const { doc } = ctx;
+    if (hello.greeting)
+      view.append(h(doc, 'div', { class: 'm a', 'data-testid': 'welcome' }, hello.greeting));
+    starters = h(doc, 'div', { class: 'row st' });
+    for (const text of hello.starters.slice(0, 4)) {
+      const chip = h(doc, 'button', { type: 'button', class: 'chip', 'data-testid': 'starter' }, text);
+      on(chip, 'click', () => {
+        ctx.event('suggestion_clicked', { text: text.slice(0, 500), starter: true });
+        ctx.send(text);
+      });
+      starters.append(chip);
+    }
+    view.append(starters);
   }
 
   /** Renders one stored message (history or polling). */
@@ -54,6 +105,7 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
       return;
     }
     const el = view.message(message.role);
+    if (message.from_team) el.append(h(ctx.doc, 'span', { class: 'w' }, t('fromTeam')));
     if (message.role === 'visitor') el.append(message.content);
     else fillAnswer(el, message.content, message.citations, message.blocks);
     view.log.scrollTop = view.log.scrollHeight;
@@ -95,6 +147,7 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
     const text = raw.trim().slice(0, 4000);
     if (!text || busy) return;
     busy = true;
+    starters?.remove();
     view.sendButton.disabled = true;
     stopTyping();
     view.message('visitor').append(text);
@@ -193,7 +246,12 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
       status = next;
       schedulePoll();
     },
-    /** Forgets everything on screen (after clear or erase). */
+    /** Sets the welcome and shows it when the conversation is empty. */
+    welcome(next: TWelcome | undefined): void {
+      hello = next;
+      greet();
+    },
+    /** Forgets everything on screen (after clear or erase); a new conversation is welcomed. */
     reset(): void {
       stopPolling();
       view.log.replaceChildren();
@@ -201,6 +259,7 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
       lastId = '';
       status = 'open';
       answered = false;
+      greet();
     },
   };
 }

@@ -18,7 +18,10 @@ export function contrastColor(hex: string): string {
 export function applyLook(root: HTMLElement, view: TView, name: string, theme: TTheme): void {
   const primary = HEX.test(theme.primary) ? theme.primary : '#1f6feb';
   root.style.setProperty('--p', primary);
-  root.style.setProperty('--pc', contrastColor(primary));
+  // The service sends text colours checked for WCAG AA; the console's preview computes its own.
+  const color = (value = '', fallback: string) => (HEX.test(value) ? value : fallback);
+  root.style.setProperty('--pc', color(theme.on_primary, contrastColor(primary)));
+  root.style.setProperty('--pt', color(theme.primary_text, primary));
   if (HEX.test(theme.accent)) root.style.setProperty('--a', theme.accent);
   else root.style.removeProperty('--a');
   root.style.setProperty('--rad', `${Math.max(0, Math.min(32, Number(theme.radius) || 0))}px`);

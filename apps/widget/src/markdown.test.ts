@@ -5,12 +5,12 @@ import { parseHTML } from 'linkedom';
 import { renderMarkdown, safeUrl } from './markdown.js';
 import type { TCitation } from './types.js';
 
-const { document, Event } = parseHTML('<!doctype html><html><body></body></html>');
+const { document } = parseHTML('<!doctype html><html><body></body></html>');
 
 /** Renders into a fresh <div> and returns it (for querying and serialising). */
-function render(text: string, citations: TCitation[] = [], onCitation?: (id: number, url: string) => void) {
+function render(text: string, citations: TCitation[] = []) {
   const host = document.createElement('div');
-  host.appendChild(renderMarkdown(document, text, onCitation ? { citations, onCitation } : { citations }));
+  host.appendChild(renderMarkdown(document, text, { citations }));
   return host;
 }
 
@@ -104,31 +104,19 @@ describe('renderMarkdown: citations', () => {
     { id: 3, url: 'javascript:alert(1)', title: 'Bad' },
   ];
 
-  it('links [N] to the citation url, plain [N] when the url is null or unsafe', () => {
+  it('renders [N] as a marker button naming its source; unknown numbers stay text', () => {
     const host = render('Returns take 30 days [1]. See the handbook [2] and [3]; [9] is unknown.', citations);
-    const links = [...host.querySelectorAll('a')];
-    assert.equal(links.length, 1);
+    assert.equal(host.querySelectorAll('a').length, 0, 'the links live in the source list, not in the text');
     const cited = [...host.querySelectorAll('[data-testid="citation"]')];
     assert.deepEqual(
-      cited.map((el) => [el.tagName, el.textContent, el.getAttribute('title'), el.getAttribute('href')]),
+      cited.map((el) => [el.tagName, el.textContent, el.getAttribute('title'), el.getAttribute('data-n')]),
       [
-        ['A', '[1]', 'Returns', 'https://shop.example/returns'],
-        ['SPAN', '[2]', 'Uploaded handbook', null],
-        ['SPAN', '[3]', 'Bad', null],
+        ['BUTTON', '[1]', 'Returns', '1'],
+        ['BUTTON', '[2]', 'Uploaded handbook', '2'],
+        ['BUTTON', '[3]', 'Bad', '3'],
       ],
     );
-    assert.equal(links[0]?.getAttribute('href'), 'https://shop.example/returns');
-    assert.equal(links[0]?.getAttribute('data-testid'), 'citation');
-    assert.equal(links[0]?.getAttribute('title'), 'Returns');
-    assert.equal(links[0]?.textContent, '[1]');
     assert.ok(host.textContent?.includes('handbook [2] and [3]; [9]'));
-  });
-
-  it('reports citation clicks', () => {
-    const clicks: Array<[number, string]> = [];
-    const host = render('Answer [1]', citations, (id, url) => clicks.push([id, url]));
-    host.querySelector('a')?.dispatchEvent(new Event('click'));
-    assert.deepEqual(clicks, [[1, 'https://shop.example/returns']]);
   });
 });
 

@@ -6,8 +6,6 @@ import type { TCitation } from './types.js';
 /** What the renderer needs besides the text. */
 export type TMarkdownOptions = {
   citations?: TCitation[];
-  /** Called when a citation link is clicked (for the `citation_clicked` event). */
-  onCitation?: (id: number, url: string) => void;
 };
 
 const LINK_SCHEMES = ['http:', 'https:', 'mailto:', 'tel:'];
@@ -64,20 +62,14 @@ function renderInline(doc: Document, parent: Node, text: string, options: TMarkd
         textNode(whole);
         continue;
       }
-      // A source without a (safe) web address is still named, as plain text with its title.
-      const url = source.url ? safeUrl(source.url, ['http:', 'https:']) : null;
-      const el = url ? link(doc, url, whole) : doc.createElement('span');
+      // The marker points at its entry in the answer's source list (chat.ts), which holds the link.
+      const el = doc.createElement('button');
+      el.type = 'button';
       el.textContent = whole;
       el.className = 'cite';
       el.title = source.title;
+      el.setAttribute('data-n', String(id));
       el.setAttribute('data-testid', 'citation');
-      if (url) {
-        el.addEventListener('click', () => {
-          try {
-            options.onCitation?.(id, url);
-          } catch {}
-        });
-      }
       parent.appendChild(el);
     } else if (bold !== undefined || italic !== undefined || italic2 !== undefined) {
       textNode(prefix ?? '');

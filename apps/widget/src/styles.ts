@@ -7,7 +7,7 @@ const FONT = 'system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,s
 /** The widget's stylesheet; theme values come in as custom properties on `.r`. */
 export const CSS = `
 :host{all:initial!important;display:block!important}
-.r{--p:#1f6feb;--pc:#fff;--a:#f5a623;--rad:12px;position:fixed;z-index:2147483000;bottom:20px;right:20px;font:400 15px/1.45 ${FONT};color:#1b1f24;text-align:start;-webkit-text-size-adjust:100%}
+.r{--p:#1f6feb;--pc:#fff;--pt:#1f6feb;--a:#f5a623;--rad:12px;position:fixed;z-index:2147483000;bottom:20px;right:20px;font:400 15px/1.45 ${FONT};color:#1b1f24;text-align:start;-webkit-text-size-adjust:100%}
 .r *,.r *::before,.r *::after{box-sizing:border-box;margin:0;padding:0;border:0;background:none;color:inherit;font:inherit;letter-spacing:normal;text-transform:none;text-decoration:none;text-shadow:none;float:none;max-height:none}
 .r.left{right:auto;left:20px}
 .off,.r [hidden]{display:none!important}
@@ -19,7 +19,7 @@ export const CSS = `
 .b{position:absolute;bottom:68px;right:0;width:max-content;max-width:260px;padding:12px 34px 12px 14px;background:#fff;color:#1b1f24;border-radius:var(--rad);box-shadow:0 4px 18px rgba(0,0,0,.2);cursor:pointer;animation:in .2s ease-out}
 .left .b{right:auto;left:0}
 .b .x{position:absolute;top:4px;right:4px}
-.p{position:fixed;bottom:88px;right:20px;width:380px;height:min(640px,calc(100vh - 108px));display:flex;flex-direction:column;background:#fff;color:#1b1f24;border-radius:var(--rad);box-shadow:0 8px 30px rgba(0,0,0,.25);overflow:hidden;animation:in .18s ease-out}
+.p{position:fixed;bottom:20px;right:20px;width:380px;height:min(640px,calc(100vh - 40px));display:flex;flex-direction:column;background:#fff;color:#1b1f24;border-radius:var(--rad);box-shadow:0 8px 30px rgba(0,0,0,.25);overflow:hidden;animation:in .18s ease-out}
 .left .p{right:auto;left:20px}
 .hd{display:flex;align-items:center;gap:2px;padding:8px 6px 8px 16px;background:var(--p);color:var(--pc)}
 .hd h2{flex:1;font-size:16px;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -40,11 +40,13 @@ export const CSS = `
 .m ul,.m ol{padding-inline-start:20px}
 .m ul{list-style:disc}.m ol{list-style:decimal}
 .m strong{font-weight:700}.m em{font-style:italic}
-.m a{color:var(--p);text-decoration:underline}
+.m a{color:var(--pt);text-decoration:underline}
 .m code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;padding:1px 4px;border-radius:4px;background:rgba(127,127,127,.15)}
 .m pre{padding:8px;border-radius:6px;background:#eef0f3;overflow-x:auto;white-space:pre}
 .m pre code{padding:0;background:none}
-.m .cite{font-size:.75em;vertical-align:super;text-decoration:none;margin:0 1px}
+.m .cite{font-size:.75em;vertical-align:super;color:var(--pt);margin:0 1px}
+.src{padding-top:6px;border-top:1px solid #e1e4e8;font-size:13px}
+.src .hl{background:#fff4d6}
 .n{align-self:center;max-width:90%;padding:4px 10px;font-size:13px;color:#4d5761;text-align:center}
 .d{display:inline-block;width:6px;height:6px;margin:0 2px;border-radius:50%;background:#8a939d;animation:bl 1.2s infinite}
 .d:nth-child(2){animation-delay:.2s}.d:nth-child(3){animation-delay:.4s}
@@ -61,7 +63,8 @@ export const CSS = `
 .btn.sec{background:#eef0f3;color:#1b1f24}
 .btn svg{width:16px;height:16px}
 .btn:disabled{opacity:.55;cursor:default}
-.chip{padding:6px 12px;border:1px solid var(--p);border-radius:16px;background:#fff;color:var(--p);font-size:14px}
+.chip{padding:6px 12px;border:1px solid var(--pt);border-radius:16px;background:#fff;color:var(--pt);font-size:14px}
+.st{justify-content:flex-end}
 .f{flex-direction:column;align-self:stretch}
 .f label{display:flex;flex-direction:column;gap:3px;font-size:13px;font-weight:600}
 .f input,.f textarea,.cp textarea{width:100%;padding:8px 10px;border:1px solid #c2c8cf;border-radius:8px;background:#fff;color:#1b1f24;font-size:16px;font-weight:400}
@@ -74,7 +77,8 @@ export const CSS = `
 [dir=rtl] .sd svg{transform:scaleX(-1)}
 @keyframes in{from{opacity:0;transform:translateY(8px)}}
 @keyframes bl{50%{opacity:.25}}
-@media (max-width:479px){.p,.left .p{top:var(--vt,0);left:0;right:0;bottom:auto;width:100%;height:var(--vh,100%);border-radius:0}.open .l,.open .b{display:none}}
+@media (max-width:479px){.p,.left .p{top:var(--vt,0);left:0;right:0;bottom:auto;width:100%;height:var(--vh,100%);border-radius:0}}
+.open .l,.open .b{display:none}
 @media (prefers-reduced-motion:reduce){.r *{animation:none!important;transition:none!important}}
 `;
 

@@ -14,6 +14,8 @@ export type TMessage = {
   content: string;
   citations: TCitation[];
   blocks: TBlock[];
+  /** An answer given verbatim from the team's saved correction. */
+  from_team?: boolean;
 };
 
 /** One proactive trigger of the agent. */
@@ -31,7 +33,14 @@ export type TTheme = {
   accent: string;
   radius: number;
   launcher_label: string;
+  /** Text colour on `primary` (WCAG AA), from the service. */
+  on_primary?: string;
+  /** `primary`, darkened when needed, for text on white (links, chips). */
+  primary_text?: string;
 };
+
+/** The greeting and starter questions of a new conversation. */
+export type TWelcome = { greeting: string; starters: string[] };
 
 /** Which optional features the agent turned on. */
 export type TFeatures = { coupons: boolean; leads: boolean; human: boolean; satisfaction: boolean };
@@ -45,6 +54,7 @@ export type TInit = {
     name: string;
     language_default: string | null;
     theme: TTheme;
+    welcome?: TWelcome;
     features: TFeatures;
     behavior_rules: TRule[];
   };

@@ -192,6 +192,7 @@ export async function startWidget(shadow: ShadowRoot, config: TConfig, remove: (
     if (features.satisfaction) item(t('rate'), 'menu-rate', askRating);
     item(t('forget'), 'menu-forget', forgetMe);
     for (const message of state.history) chat.render(message);
+    chat.welcome(agent.welcome);
     chat.setStatus(state.status);
     stopTriggers();
     stopTriggers = registerTriggers(win, agent.behavior_rules, (rule) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { normalizeAllowedOrigin } from './origin.js';
-import { zText } from './text.js';
+import { storable, zText } from './text.js';
 import { ZBehaviorRules, ZWidgetFeatureSettings } from './widget-settings.js';
 
 /** Site types an agent can have; `ecommerce` turns on product and coupon features. */
@@ -30,6 +30,46 @@ export const DEFAULT_THEME: TTheme = Object.freeze({
   radius: 12,
   launcher_label: 'Chat with us',
 });
+
+/** Most starter questions the widget offers on a new conversation. */
+export const WELCOME_STARTERS_MAX = 4;
+/** Most languages an agent's welcome is translated into. */
+export const WELCOME_TRANSLATIONS_MAX = 30;
+
+const ZWelcomeText = {
+  /** Said first when the panel opens on a new conversation; '' says nothing. */
+  greeting: zText().trim().max(300, 'The greeting must be at most 300 characters.'),
+  /** Questions the visitor can ask with one click. */
+  starters: z
+    .array(zText().trim().min(1, 'A starter question cannot be empty.').max(120))
+    .max(WELCOME_STARTERS_MAX, `At most ${WELCOME_STARTERS_MAX} starter questions.`),
+};
+
+/** The welcome of a new conversation in one language. */
+export const ZWelcomeContent = z.strictObject(ZWelcomeText);
+export type TWelcomeContent = z.infer<typeof ZWelcomeContent>;
+
+/**
+ * An agent's welcome: a greeting and up to four starter questions, plus translations keyed by
+ * language tag (`de`, `pt-br`); a visitor gets the translation of their language (or of its
+ * base language), else the default text.
+ */
+export const ZWelcome = z.strictObject({
+  ...ZWelcomeText,
+  translations: z
+    .record(
+      zText().regex(
+        /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/,
+        'Must be a lower-case language tag such as de or pt-br.',
+      ),
+      ZWelcomeContent.partial(),
+    )
+    .refine((map) => Object.keys(map).length <= WELCOME_TRANSLATIONS_MAX, {
+      message: `At most ${WELCOME_TRANSLATIONS_MAX} translations.`,
+    })
+    .default({}),
+});
+export type TWelcome = z.infer<typeof ZWelcome>;
 
 /** A BCP 47-style language tag, stored lower case (`en`, `pt-br`). */
 export const ZLanguageTag = zText()
@@ -70,6 +110,8 @@ const agentWritable = {
   behavior_rules: ZBehaviorRules,
   auto_index_pages: z.boolean(),
   widget_features: ZWidgetFeatureSettings.partial(),
+  /** null goes back to the defaults for the agent's site type. */
+  welcome: ZWelcome.nullable(),
 };
 
 /** Body of `POST /api/v1/admin/agents`. Unknown fields are rejected. */
@@ -84,6 +126,7 @@ export const ZAgentCreate = z.strictObject({
   behavior_rules: agentWritable.behavior_rules.optional(),
   auto_index_pages: agentWritable.auto_index_pages.optional(),
   widget_features: agentWritable.widget_features.optional(),
+  welcome: agentWritable.welcome.optional(),
 });
 export type TAgentCreate = z.infer<typeof ZAgentCreate>;
 
@@ -108,6 +151,9 @@ export const ZAgent = z.object({
     .boolean()
     .describe('Index the pages visitors chat from (explicitly allowed origins only)'),
   widget_features: ZWidgetFeatureSettings,
+  welcome: ZWelcome.describe(
+    'Greeting and starter questions of a new conversation (the defaults for the site type until set)',
+  ),
   created_at: zText(),
   updated_at: zText(),
 });
@@ -142,3 +188,22 @@ export const ZAgentListItem = ZAgent.extend({
     .describe('When the agent last answered a visitor (any outcome); null if never'),
 });
 export type TAgentListItem = z.infer<typeof ZAgentListItem>;
+
+/** Body of `POST /api/v1/admin/agents/{id}/theme/from-site`: the page to read (default: the agent's first allowed origin). */
+export const ZSiteThemeRequest = z.strictObject({
+  url: storable(z.url({ protocol: /^https?$/, message: 'Must be an http(s) URL.' }).max(2048)).optional(),
+});
+
+/** A theme suggested from a site's `meta[name=theme-color]`, checked for contrast; nothing is saved. */
+export const ZSiteTheme = z.object({
+  source_url: zText().describe('The page the colour was read from'),
+  site_color: zText().describe("The page's theme colour as #rrggbb"),
+  primary: zText().describe('The suggested primary colour (the site colour; PATCH it into theme.primary)'),
+  on_primary: zText().describe(
+    'Text colour on the primary colour: white, near-black or black, whichever reaches WCAG AA',
+  ),
+  contrast: z.number().describe('Contrast ratio of on_primary on primary (at least 4.5)'),
+  primary_text: zText().describe('The primary colour as text on white, darkened until it reaches 4.5:1'),
+  is_adjusted: z.boolean().describe('True when primary_text had to be darkened'),
+});
+export type TSiteTheme = z.infer<typeof ZSiteTheme>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZTheme } from './agent.js';
+import { ZTheme, ZWelcomeContent } from './agent.js';
 import { zStorableJson, zText } from './text.js';
 import { BEHAVIOR_TRIGGERS } from './widget-settings.js';
 
@@ -85,6 +85,8 @@ export const ZWidgetMessage = z.object({
   citations: z.array(ZCitation),
   blocks: z.array(ZBlock),
   created_at: zText(),
+  /** True on an answer given verbatim from the team's saved correction. */
+  from_team: z.boolean().optional(),
 });
 export type TWidgetMessage = z.infer<typeof ZWidgetMessage>;
 
@@ -101,7 +103,11 @@ export const ZWidgetInitResponse = z.object({
     name: zText(),
     language_default: zText().nullable(),
     site_type: z.enum(['generic', 'ecommerce']),
-    theme: ZTheme,
+    /** The theme plus readable text colours: `on_primary` on the primary colour, `primary_text` (the primary
+     * darkened when needed) for links and chips on white; both meet WCAG AA (4.5:1). */
+    theme: ZTheme.extend({ on_primary: zText().optional(), primary_text: zText().optional() }),
+    /** The greeting and starter questions, in the visitor's language where given (absent: none). */
+    welcome: ZWelcomeContent.optional(),
     features: z.object({
       coupons: z.boolean(),
       leads: z.boolean(),

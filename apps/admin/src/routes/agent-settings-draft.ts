@@ -39,6 +39,13 @@ export type Draft = {
     radius: string;
     launcherLabel: string;
   };
+  welcome: {
+    greeting: string;
+    /** One starter question per line. */
+    starters: string;
+    /** Kept as stored: the console edits the default text, the admin API the translations. */
+    translations: TAgent['welcome']['translations'];
+  };
 };
 
 /** The most behaviour rules an agent may have (the contract's ZBehaviorRules). */
@@ -74,6 +81,11 @@ export function draftOf(agent: TAgent): Draft {
       accent: agent.theme.accent,
       radius: String(agent.theme.radius),
       launcherLabel: agent.theme.launcher_label,
+    },
+    welcome: {
+      greeting: agent.welcome.greeting,
+      starters: agent.welcome.starters.join('\n'),
+      translations: agent.welcome.translations,
     },
   };
 }
@@ -114,6 +126,11 @@ export function bodyOf(draft: Draft) {
       radius: wholeNumber(draft.theme.radius) ?? Number.NaN,
       launcher_label: draft.theme.launcherLabel,
     },
+    welcome: {
+      greeting: draft.welcome.greeting,
+      starters: originLines(draft.welcome.starters).map((entry) => entry.value),
+      translations: draft.welcome.translations,
+    },
   };
 }
 
@@ -140,6 +157,7 @@ export function changesOf(draft: Draft, saved: TAgent): Partial<ReturnType<typeo
 const FRIENDLY: Record<string, string> = {
   'theme.radius': 'Enter a whole number from 0 to 32.',
   'theme.launcher_label': 'Enter 1 to 40 characters.',
+  'welcome.starters': 'Enter at most 4 questions, one per line.',
 };
 
 /** The draft's field errors by the contract's schema (empty when it can be sent). */

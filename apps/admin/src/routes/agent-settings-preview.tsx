@@ -32,7 +32,10 @@ function messageOf(draft: Draft): TWidgetPreviewMessage | null {
       },
       features: body.widget_features,
     },
-    samples: SAMPLES,
+    // The greeting as the visitor will see it first (the samples' own otherwise).
+    samples: body.welcome.greeting.trim()
+      ? [{ role: 'assistant', text: body.welcome.greeting.trim().slice(0, 300) }, ...SAMPLES.slice(1)]
+      : SAMPLES,
     note: 'Preview only: nothing is sent',
   });
   return parsed.success ? parsed.data : null;

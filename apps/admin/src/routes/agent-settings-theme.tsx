@@ -1,5 +1,7 @@
-import { LAUNCHER_POSITIONS } from '@service/contract';
+import { LAUNCHER_POSITIONS, ZSiteTheme } from '@service/contract';
 import type { TargetedEvent } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError, api } from '../api';
 import { Field, FieldFrame, fieldParts } from '../components/field';
 import type { Draft } from './agent-settings-draft';
 import type { SectionProps } from './agent-settings-fields';
@@ -52,8 +54,51 @@ function ColorField(props: {
   );
 }
 
+/**
+ * "Use my site's colour": the service reads the first allowed site's theme colour and suggests a
+ * contrast-checked primary; it lands in the form unsaved, like a typed one.
+ */
+function SiteColor(props: { agentId: string; onColor: (primary: string) => void }) {
+  const [state, setState] = useState<{ busy: boolean; text: string; isError: boolean }>({
+    busy: false,
+    text: '',
+    isError: false,
+  });
+  const read = async () => {
+    setState({ busy: true, text: 'Reading your site…', isError: false });
+    try {
+      const theme = await api(`/agents/${encodeURIComponent(props.agentId)}/theme/from-site`, ZSiteTheme, {
+        method: 'POST',
+        body: {},
+      });
+      props.onColor(theme.primary);
+      const adjusted = theme.is_adjusted
+        ? ` As link colour on white it is darkened to ${theme.primary_text}.`
+        : '';
+      setState({
+        busy: false,
+        text: `Found ${theme.site_color} on ${theme.source_url}. Text on it: ${theme.on_primary} (contrast ${theme.contrast}:1).${adjusted} Save to keep it.`,
+        isError: false,
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      setState({ busy: false, text: error.errors.url?.[0] ?? error.message, isError: true });
+    }
+  };
+  return (
+    <div class="site-color">
+      <button type="button" class="button ghost" onClick={read} disabled={state.busy}>
+        Use my site’s colour
+      </button>
+      <p class={state.isError ? 'field-error' : 'hint'} role="status">
+        {state.text || 'Reads the theme colour of your first allowed site’s home page.'}
+      </p>
+    </div>
+  );
+}
+
 /** The widget's look: colours, corner radius, corner, the launcher's text. */
-export function ThemeSection(props: SectionProps) {
+export function ThemeSection(props: SectionProps & { agentId: string }) {
   const { draft, update, errors } = props;
   const setTheme = (change: Partial<Draft['theme']>) => update({ theme: { ...draft.theme, ...change } });
   return (
@@ -94,6 +139,7 @@ export function ThemeSection(props: SectionProps) {
           errors={errors}
         />
       </div>
+      <SiteColor agentId={props.agentId} onColor={(primary) => setTheme({ primary })} />
       <fieldset class="positions">
         <legend>Corner</legend>
         {LAUNCHER_POSITIONS.map((position) => (

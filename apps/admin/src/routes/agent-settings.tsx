@@ -10,6 +10,7 @@ import { AgentSection, FeaturesSection, OriginsSection } from './agent-settings-
 import { WidgetPreview } from './agent-settings-preview';
 import { RulesSection } from './agent-settings-rules';
 import { ThemeSection } from './agent-settings-theme';
+import { WelcomeSection } from './agent-settings-welcome';
 import './agent-settings.css';
 
 type Notice = { kind: 'error' | 'info'; text: string } | null;
@@ -134,7 +135,8 @@ export function AgentSettings() {
             <OriginsSection draft={draft} update={update} errors={errors} />
             <FeaturesSection draft={draft} update={update} errors={errors} siteType={saved.site_type} />
             <RulesSection draft={draft} update={update} errors={errors} />
-            <ThemeSection draft={draft} update={update} errors={errors} />
+            <WelcomeSection draft={draft} update={update} errors={errors} />
+            <ThemeSection draft={draft} update={update} errors={errors} agentId={agentId} />
             {notice?.kind === 'error' ? <FormMessage kind="error">{notice.text}</FormMessage> : null}
             <div class="save-bar">
               <p class={`save-state${dirty ? ' dirty' : ''}`} role="status">

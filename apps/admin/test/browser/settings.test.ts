@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { type TAgent, ZAgent } from '@service/contract';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
@@ -37,15 +38,28 @@ describe('admin console: agent settings', () => {
   let tenant: Tenant;
   let agentId = '';
 
+  // The shop whose theme colour "Use my site's colour" reads (loopback, let through by SAFE_URL_ALLOW).
+  let shop: Server;
+  let shopOrigin = '';
+
   before(async () => {
     browser = await launchBrowser();
-    service = await startConsoleService();
+    shop = createServer((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><head><meta name="theme-color" content="#f4c430"></head></html>');
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    const address = shop.address();
+    shopOrigin = `http://127.0.0.1:${address !== null && typeof address === 'object' ? address.port : 0}`;
+    service = await startConsoleService({ SAFE_URL_ALLOW: shopOrigin.replace('http://', '') });
     tenant = await seedTenant(service.t, 'Acme Settings');
     agentId = await createAgentAs(service.t, tenant, 'Shop helper');
   });
   after(async () => {
     await browser?.close();
     await service?.close();
+    await new Promise((resolve) => shop?.close(resolve));
   });
 
   const url = (path: string) => `${service.base}${path}`;
@@ -155,6 +169,64 @@ describe('admin console: agent settings', () => {
       [{ fields: ['allowed_origins', 'system_prompt'] }],
     );
     assert.deepEqual(agent.allowed_origins, ['https://shop.example.com', 'https://blog.example.com:8443']);
+  });
+
+  test('the welcome (at most four starters, saved and shown again) and “Use my site’s colour” (read into the form, unsaved)', async () => {
+    await withPage(browser, {}, async ({ page }) => {
+      await openSettings(page);
+      await page.getByText('All changes saved').waitFor();
+      const greeting = page.getByLabel('Greeting');
+      assert.equal(
+        await greeting.inputValue(),
+        'Hi! How can I help you today?',
+        'a new agent has a greeting',
+      );
+      await greeting.fill('Welcome to Acme Coffee!');
+      const starters = page.getByLabel('Starter questions');
+      await starters.fill(
+        'Which beans for espresso?\nHow fresh is it?\nDo you ship abroad?\nReturns?\nGift cards?',
+      );
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page
+        .locator('[id="field-welcome.starters-error"]')
+        .getByText(/at most 4 questions/)
+        .waitFor();
+      assert.equal(await starters.getAttribute('aria-invalid'), 'true');
+      assert.equal((await storedAgent()).welcome.greeting, 'Hi! How can I help you today?', 'nothing sent');
+      await checkScreen(page, 'agent-settings-welcome');
+
+      await starters.fill('Which beans for espresso?\n\nDo you ship abroad?');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved.').waitFor();
+      await page.reload();
+      await page.getByLabel('Greeting').waitFor();
+      assert.equal(await page.getByLabel('Greeting').inputValue(), 'Welcome to Acme Coffee!');
+      assert.equal(
+        await page.getByLabel('Starter questions').inputValue(),
+        'Which beans for espresso?\nDo you ship abroad?',
+      );
+    });
+    const { welcome } = await storedAgent();
+    assert.equal(welcome.greeting, 'Welcome to Acme Coffee!');
+    assert.deepEqual(welcome.starters, ['Which beans for espresso?', 'Do you ship abroad?']);
+
+    // One sign-in per test: the login limit is 5 a minute. The site colour on the same agent:
+    const patched = await service.t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/admin/agents/${agentId}`,
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ allowed_origins: [shopOrigin] }),
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    await withPage(browser, {}, async ({ page }) => {
+      await openSettings(page);
+      await page.getByRole('button', { name: 'Use my site’s colour' }).click();
+      await page.getByText(/Found #f4c430 on http:\/\/127\.0\.0\.1/).waitFor();
+      assert.equal(await page.getByLabel('Main colour', { exact: true }).inputValue(), '#f4c430');
+      await page.getByRole('status').getByText('Unsaved changes').waitFor();
+      await checkScreen(page, 'agent-settings-site-colour');
+    });
+    assert.notEqual((await storedAgent()).theme.primary, '#f4c430', 'nothing saved until Save');
   });
 
   test('the service’s own 422 lands next to the field it names, and nothing is stored', async () => {

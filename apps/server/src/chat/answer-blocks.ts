@@ -1,5 +1,7 @@
 import type { TBlock, TCitation, TCoupon } from '@service/contract';
 import type { AnswerSource } from './answer-context.js';
+import { answerSuggestions } from './answer-suggestions.js';
+import { couponSummary } from './coupon-summary.js';
 
 /** Most product cards one answer shows. */
 const MAX_PRODUCT_CARDS = 3;
@@ -41,6 +43,11 @@ export function answerBlocks(options: {
   hasAnswer: boolean;
   canEscalate: boolean;
   couponsEnabled: boolean;
+  /** The visitor's language and the shop's currency (ISO 4217, null when unknown), for coupon cards. */
+  language?: string;
+  /** The visitor's question: follow-up chips must relate to it or to the cited sources. */
+  question?: string;
+  currency?: string | null;
 }): TBlock[] {
   const blocks: TBlock[] = [];
   const citedIds = new Set(options.citations.map((citation) => citation.id));
@@ -60,6 +67,7 @@ export function answerBlocks(options: {
           code: coupon.code,
           label: coupon.label,
           discount: coupon.discount,
+          summary: couponSummary(coupon, options.language ?? 'en', options.currency ?? null),
           expires_at: coupon.expires_at,
         },
       });
@@ -68,11 +76,14 @@ export function answerBlocks(options: {
   if (!options.hasAnswer && options.canEscalate) {
     blocks.push({ type: 'escalation', payload: { action: 'request_human' } });
   }
-  const related = options.sources
-    .filter((source) => !citedIds.has(source.id) && source.fromText && source.hit.title.trim() !== '')
-    .map((source) => source.hit.title.trim().slice(0, 80));
-  const suggestions = [...new Set(related)].slice(0, 3);
-  if (options.hasAnswer && suggestions.length > 0)
-    blocks.push({ type: 'suggestions', payload: { items: suggestions } });
+  const suggestions = options.hasAnswer
+    ? answerSuggestions({
+        question: options.question ?? '',
+        text: options.text,
+        citations: options.citations,
+        sources: options.sources,
+      })
+    : [];
+  if (suggestions.length > 0) blocks.push({ type: 'suggestions', payload: { items: suggestions } });
   return blocks;
 }

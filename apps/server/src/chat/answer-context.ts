@@ -71,7 +71,12 @@ export function absoluteUrl(url: string | null, baseUrl: string | undefined): st
 }
 
 /** The knowledge an answer may use: numbered sources and the agent's current coupons. */
-export type AnswerContext = { sources: AnswerSource[]; coupons: TCoupon[] };
+export type AnswerContext = {
+  sources: AnswerSource[];
+  coupons: TCoupon[];
+  /** The shop's currency (ISO 4217) from its synced products, for coupon cards; null when unknown. */
+  currency?: string | null;
+};
 
 /**
  * Retrieves what an answer is grounded on: the best chunks for the question (a retrieval
@@ -142,6 +147,20 @@ export function agentCouponLists(agentId: string): RawBuilder<unknown[]> {
     select coalesce(jsonb_agg(s.config -> 'coupons'), '[]'::jsonb)
     from sources s
     where s.agent_id = ${agentId} and s.type = 'products')`;
+}
+
+/** SQL for the currency of one of the agent's synced products (null when none has one). */
+export function agentCurrency(workspaceId: string, agentId: string): RawBuilder<string | null> {
+  return sql<string | null>`(
+    select d.metadata ->> 'currency' from documents d
+    where d.workspace_id = ${workspaceId} and d.agent_id = ${agentId} and d.kind = 'product'
+      and coalesce(d.metadata ->> 'currency', '') <> ''
+    limit 1)`;
+}
+
+/** An ISO 4217 code, upper case, or null. */
+export function currencyCode(value: unknown): string | null {
+  return typeof value === 'string' && /^[a-z]{3}$/i.test(value.trim()) ? value.trim().toUpperCase() : null;
 }
 
 /** The valid, unexpired coupons of the lists `agentCouponLists` read, each code once. */

@@ -155,6 +155,9 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
     hasAnswer: outcome === 'answered',
     canEscalate: input.features.human,
     couponsEnabled: input.features.coupons,
+    language: input.language,
+    question: input.question,
+    currency: input.context.currency ?? null,
   });
   for (const block of blocks) emit({ event: 'block', data: block });
   await storeTurn({
@@ -167,6 +170,7 @@ export async function answerQuestion(input: AnswerInput): Promise<TWidgetAnswer>
     citations,
     blocks,
     correctionId: correction?.id ?? null,
+    fromTeam,
     fromText: input.context.sources.some((source) => source.fromText),
   });
   const marker = fromTeam ? { from_team: true } : {};

@@ -12,7 +12,9 @@ import {
   type AnswerContext,
   type AnswerSource,
   agentCouponLists,
+  agentCurrency,
   couponsFromLists,
+  currencyCode,
   loadAnswerSources,
 } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
@@ -79,9 +81,11 @@ export async function answerPlayground(options: {
       baseUrl: options.baseUrl,
     }),
     db
-      .selectNoFrom(agentCouponLists(agent.id).as('lists'))
-      .executeTakeFirstOrThrow()
-      .then((row) => row.lists),
+      .selectNoFrom([
+        agentCouponLists(agent.id).as('lists'),
+        agentCurrency(agent.workspace_id, agent.id).as('currency'),
+      ])
+      .executeTakeFirstOrThrow(),
     resolveProvider({ db, config: deps.config, workspaceId: agent.workspace_id }),
     db
       .selectNoFrom(
@@ -97,7 +101,11 @@ export async function answerPlayground(options: {
       .executeTakeFirstOrThrow()
       .then((row) => parseCorrectionMatch(row.correction)),
   ]);
-  const context: AnswerContext = { sources, coupons: couponsFromLists(couponLists, clock.now()) };
+  const context: AnswerContext = {
+    sources,
+    coupons: couponsFromLists(couponLists.lists, clock.now()),
+    currency: currencyCode(couponLists.currency),
+  };
   const chunks = context.sources.map(traceChunk);
   const features = storedWidgetFeatures(agent);
   await answerQuestion({

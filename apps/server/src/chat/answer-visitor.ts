@@ -12,7 +12,9 @@ import { resolveLanguage } from '../services/widget/widget-language.js';
 import {
   type AnswerContext,
   agentCouponLists,
+  agentCurrency,
   couponsFromLists,
+  currencyCode,
   loadAnswerSources,
 } from './answer-context.js';
 import { answerQuestion } from './answer-engine.js';
@@ -48,6 +50,7 @@ export async function answerVisitor(options: {
   const recorded = recordVisitorQuestion(db, caller, options.message, clock.now(), {
     llm_key: activeLlmKeyRow(caller.workspaceId),
     coupon_lists: agentCouponLists(caller.agent.id),
+    currency: agentCurrency(caller.workspaceId, caller.agent.id),
     correction: correctionMatchSql({
       workspaceId: caller.workspaceId,
       agentId: caller.agent.id,
@@ -109,6 +112,7 @@ export async function answerVisitor(options: {
   const context: AnswerContext = {
     sources,
     coupons: couponsFromLists(question.extra.coupon_lists, clock.now()),
+    currency: currencyCode(question.extra.currency),
   };
   const questionId = question.id;
   const correction = parseCorrectionMatch(question.extra.correction);

@@ -25,6 +25,8 @@ export type FinishedTurn = {
   blocks?: TBlock[];
   /** The operator's correction the answer was given from (its use is counted with the turn). */
   correctionId?: string | null;
+  /** The answer is the team's saved correction, given verbatim (the widget says so, also in history). */
+  fromTeam?: boolean;
   /** Retrieval found a source by words (not only by vector similarity); false: nothing above the floor. */
   fromText?: boolean;
 };
@@ -92,6 +94,7 @@ export function widgetTurnRecorder(options: {
       content: turn.answer,
       citations: JSON.stringify(turn.citations ?? []),
       blocks: JSON.stringify(blocks),
+      from_team: turn.fromTeam === true,
       created_at: now,
     };
     const reasons = turnQuestionReasons(turn);

@@ -60,6 +60,8 @@ export type MessagesTable = {
   citations: Jsonb<StoredCitation[]>;
   blocks: Jsonb<StoredBlock[]>;
   author_user_id: string | null;
+  /** An answer given verbatim from the team's saved correction. */
+  from_team: Generated<boolean>;
   created_at: CreatedAt;
 };
 

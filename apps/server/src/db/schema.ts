@@ -74,6 +74,8 @@ export type AgentsTable = {
   behavior_rules: ColumnType<unknown[], string | undefined, string>;
   auto_index_pages: Generated<boolean>;
   widget_features: ColumnType<Record<string, boolean>, string | undefined, string>;
+  /** The widget's greeting and starter questions (TWelcome); null: the site type's defaults. */
+  welcome: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 };

@@ -70,6 +70,7 @@ hr{border:0;border-top:1px solid var(--line);margin:2rem 0}
 .empty{color:var(--muted)}
 .site-footer{border-top:1px solid var(--line);color:var(--muted);font-size:.9rem;padding:1.25rem 0}
 .site-footer .wrap{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem}
+.has-widget .site-footer{padding-bottom:6rem}
 .steps{padding-left:1.25rem}.steps li{margin:.4rem 0}
 .card{border:1px solid var(--line);border-radius:.75rem;padding:1rem 1.25rem;background:var(--panel);margin:1.25rem 0}
 .card pre{margin:0;padding:0;background:none;white-space:pre-wrap;overflow-wrap:anywhere}

@@ -11,6 +11,8 @@ export type KbSite = {
   color: string | null;
   /** The widget to embed: set and only while that agent is published. */
   widgetAgentId: string | null;
+  /** That agent's allowed origins (the pages' policy lets their images in: product cards). */
+  widgetOrigins: string[];
 };
 
 /** A published article in the KB's listings (no body). */

@@ -77,7 +77,8 @@ export function documentHtml(meta: PageMeta, body: string): string {
     '<head>',
     ...head,
     '</head>',
-    '<body>',
+    // With the widget, the page ends with room for its launcher (it would cover the last links).
+    scripts.length > 0 ? '<body class="has-widget">' : '<body>',
     '<a class="skip" href="#main">Skip to content</a>',
     body,
     ...scripts,

@@ -168,6 +168,12 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   { method: 'GET', url: '/api/v1/admin/leads', openapi: '/api/v1/admin/leads' },
   { method: 'GET', url: '/api/v1/admin/agents/01ABC/embed', openapi: '/api/v1/admin/agents/{id}/embed' },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/agents/01ABC/theme/from-site',
+    openapi: '/api/v1/admin/agents/{id}/theme/from-site',
+    body: {},
+  },
   { method: 'GET', url: '/api/v1/admin/webhooks', openapi: '/api/v1/admin/webhooks' },
   {
     method: 'POST',

@@ -112,7 +112,8 @@ describe('widget in Chromium: coupon apply', () => {
       // [1] cites the synced product: a numbered link to its page, and a product card.
       const citations = answer.locator('[data-testid="citation"]');
       await assertCitations(citations, 'Trail Shoe Alpine');
-      assert.equal(await citations.first().getAttribute('href'), `${site.siteUrl}/product/trail-shoe-alpine`);
+      const source = answer.locator('[data-testid="source"] a').first();
+      assert.equal(await source.getAttribute('href'), `${site.siteUrl}/product/trail-shoe-alpine`);
       assert.match(await answer.locator('[data-testid="block-product"]').innerText(), /Trail Shoe Alpine/);
       const card = answer.locator('[data-testid="block-coupon"]');
       await card.waitFor();
@@ -128,6 +129,10 @@ describe('widget in Chromium: coupon apply', () => {
       assert.equal((await applied).status(), 200);
       const expected = 'SAVE10 will be applied to your next cart.';
       await card.getByText(expected).waitFor();
+      // Applied: the button stays off and says the code is in the cart.
+      assert.equal(await apply.isDisabled(), true);
+      assert.equal((await apply.innerText()).trim(), uiString('en', 'inCart'));
+      assert.match(await card.innerText(), /10% off/, 'the card spells out what the code does');
 
       assert.equal(site.accepted.length, accepted + 1, 'the site received one verified request');
       const request = site.accepted.at(-1);

@@ -209,7 +209,7 @@ describe('widget in Chromium: talk to a human', () => {
       assert.equal(waiting?.status, 'waiting');
       const visitorId = waiting?.visitor_id ?? '';
 
-      // New conversation: the log empties, the old one is closed, a new open one exists.
+      // New conversation: the log empties (but for the welcome), the old one is closed, a new open one exists.
       const messages = page.locator('[data-service-widget] [data-testid="messages"] > *');
       assert.ok((await messages.count()) >= 3, 'question, answer and notice shown');
       const cleared = page.waitForResponse((r) => isPath(r.url(), '/v1/widget/conversation/clear'));
@@ -219,7 +219,8 @@ describe('widget in Chromium: talk to a human', () => {
         const log = document
           .querySelector('[data-service-widget]')
           ?.shadowRoot?.querySelector('[data-testid="messages"]');
-        return log?.childElementCount === 0;
+        const shown = log?.querySelectorAll('[data-testid="message"], [data-testid="notice"]').length;
+        return shown === 0 && log?.querySelector('[data-testid="welcome"]') !== null;
       });
       assert.equal((await conversation(init.conversation_id))?.status, 'closed');
       const rows = await service.t.database.db

@@ -116,6 +116,8 @@ describe('widget in Chromium: styling', () => {
       const title = await styleOf(page.locator('[data-service-widget] [data-testid="panel"] h2'));
       assert.equal(title.fontSize, '16px');
       assert.notEqual(title.color, RED);
+      // The launcher hides while the panel is open: measure it closed.
+      await byTestId(page, 'close').click();
       const box = await byTestId(page, 'launcher').boundingBox();
       assert.ok(box && box.height <= 64, `the launcher keeps its size (${JSON.stringify(box)})`);
     });

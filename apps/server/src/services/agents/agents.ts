@@ -14,6 +14,7 @@ import {
   storedBehaviorRules,
   storedWidgetFeatures,
 } from '../widget/widget-caller.js';
+import { editableWelcome } from '../widget/widget-welcome.js';
 
 /** Reads one agent of the workspace; another workspace's agent is a 404. */
 export async function getAgent(
@@ -53,6 +54,7 @@ export async function createAgent(scope: TenantScope & KbIndexing, input: TAgent
         behavior_rules: JSON.stringify(input.behavior_rules ?? []),
         auto_index_pages: input.auto_index_pages ?? false,
         widget_features: JSON.stringify({ ...DEFAULT_WIDGET_FEATURES, ...input.widget_features }),
+        welcome: input.welcome ? JSON.stringify(input.welcome) : null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -104,6 +106,9 @@ export async function updateAgent(
         ...(input.auto_index_pages !== undefined && { auto_index_pages: input.auto_index_pages }),
         ...(input.widget_features !== undefined && {
           widget_features: JSON.stringify({ ...storedWidgetFeatures(current), ...input.widget_features }),
+        }),
+        ...(input.welcome !== undefined && {
+          welcome: input.welcome === null ? null : JSON.stringify(input.welcome),
         }),
         updated_at: scope.clock.now(),
       })
@@ -165,6 +170,7 @@ export function toAgent(row: AgentRow): TAgent {
     behavior_rules: storedBehaviorRules(row),
     auto_index_pages: row.auto_index_pages,
     widget_features: storedWidgetFeatures(row),
+    welcome: editableWelcome(row),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

@@ -25,6 +25,7 @@ export async function findKbSite(db: Queryable, workspaceSlug: string): Promise<
       'workspaces.kb_logo_url',
       'workspaces.kb_color',
       'agents.id as agent_id',
+      'agents.allowed_origins as agent_origins',
     ])
     .where('workspaces.slug', '=', workspaceSlug)
     .executeTakeFirst();
@@ -37,6 +38,7 @@ export async function findKbSite(db: Queryable, workspaceSlug: string): Promise<
     logoUrl: row.kb_logo_url,
     color: row.kb_color,
     widgetAgentId: row.agent_id ?? null,
+    widgetOrigins: row.agent_origins ?? [],
   };
 }
 

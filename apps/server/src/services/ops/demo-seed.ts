@@ -111,8 +111,15 @@ function demoAgents(db: Kysely<DB>) {
 
 /** The agent `/demo` embeds: the first published agent of the demo workspace, or null. */
 export async function findDemoAgent(db: Kysely<DB>): Promise<string | null> {
-  const row = await demoAgents(db).select('agents.id').executeTakeFirst();
-  return row?.id ?? null;
+  return (await findDemoEmbed(db))?.id ?? null;
+}
+
+/** The demo agent's id and allowed origins (its shop's product images show on /demo), or null. */
+export async function findDemoEmbed(
+  db: Kysely<DB>,
+): Promise<{ id: string; allowedOrigins: string[] } | null> {
+  const row = await demoAgents(db).select(['agents.id', 'agents.allowed_origins']).executeTakeFirst();
+  return row ? { id: row.id, allowedOrigins: row.allowed_origins } : null;
 }
 
 /** What `demo:connect` gives the demo shop: a site-integration token and the agent to embed. */

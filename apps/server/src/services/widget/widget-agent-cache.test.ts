@@ -24,6 +24,7 @@ function widgetAgent(id: string): WidgetAgent {
     behavior_rules: [],
     auto_index_pages: false,
     widget_features: {},
+    welcome: null,
     created_at: new Date(0),
     updated_at: new Date(0),
   };

@@ -112,6 +112,7 @@ const ZAgentJson = z.object({
   behavior_rules: z.array(z.unknown()),
   auto_index_pages: z.boolean(),
   widget_features: z.record(z.string(), z.boolean()),
+  welcome: z.record(z.string(), z.unknown()).nullable().catch(null),
   created_at: z.coerce.date(),
   updated_at: z.coerce.date(),
 });
@@ -155,9 +156,11 @@ export function toWidgetMessage(
     citations: unknown;
     blocks: unknown;
     created_at: Date | string;
+    from_team?: boolean | undefined;
   },
 ): TWidgetMessage {
   return {
+    ...(row.from_team === true && { from_team: true }),
     id: row.id,
     role: row.role,
     content: row.content,

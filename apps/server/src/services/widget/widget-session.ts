@@ -16,6 +16,8 @@ import { cachedWidgetAgent, cacheWidgetAgent, widgetAgentGeneration } from './wi
 import { storedBehaviorRules, storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
 import { pendingConversation, type VerifiedShopper } from './widget-pending.js';
+import { readableTheme } from './widget-theme.js';
+import { storedWelcome, welcomeFor } from './widget-welcome.js';
 
 /** A published agent and whether its site synced coupons (one query), or null. */
 export type WidgetAgent = { agent: AgentRow; hasCoupons: boolean };
@@ -108,6 +110,8 @@ export async function startWidgetSession(input: StartSessionInput): Promise<TWid
     ? await resumeSession(db, agent, request, shopper, now)
     : pendingSession(agent.id, known?.visitorId ?? newId(), request, shopper, now);
   const issued = await issueWidgetToken(input.tokenKey, session.claims, now);
+  const language = resolveLanguage(request.locale, agent.language_default, input.acceptLanguage);
+  const welcome = welcomeFor(storedWelcome(agent), language);
   return {
     token: issued.token,
     expires_at: issued.expiresAt.toISOString(),
@@ -119,11 +123,12 @@ export async function startWidgetSession(input: StartSessionInput): Promise<TWid
       name: agent.name,
       language_default: agent.language_default,
       site_type: agent.site_type,
-      theme: agent.theme,
+      theme: readableTheme(agent.theme),
+      ...(welcome && { welcome }),
       features: widgetFeatures(agent, hasCoupons),
       behavior_rules: storedBehaviorRules(agent),
     },
-    language: resolveLanguage(request.locale, agent.language_default, input.acceptLanguage),
+    language,
     shopper_verified: session.isShopperVerified,
     messages: session.messages,
   };

@@ -20,6 +20,7 @@ import { questionRoutes } from './questions.route.js';
 import { searchRoutes } from './search.route.js';
 import { sessionRoutes } from './session.route.js';
 import { setupRoutes } from './setup.route.js';
+import { siteThemeRoutes } from './site-theme.route.js';
 import { sourceRoutes } from './sources.route.js';
 import { tokenRoutes } from './tokens.route.js';
 import { twoFactorRoutes } from './two-factor.route.js';
@@ -77,6 +78,7 @@ export function adminSurface(
     await app.register(kbRoutes(deps));
     await app.register(kbSettingsRoutes(deps));
     await app.register(embedRoutes(deps));
+    await app.register(siteThemeRoutes(deps));
     await app.register(leadRoutes(deps));
     await app.register(llmKeyRoutes(deps));
     await app.register(conversationRoutes(deps));

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { documentHtml, escapeHtml } from '../../kb/page-layout.js';
-import { findDemoAgent } from '../../services/ops/demo-seed.js';
+import { findDemoEmbed } from '../../services/ops/demo-seed.js';
 import { WIDGET_BUNDLE_PATH, type WidgetAssets } from '../../widget-assets/widget-manifest.js';
-import { usePublicPagePolicy, widgetLoaderSrc } from './page-policy.js';
+import { allowPageImages, usePublicPagePolicy, widgetLoaderSrc } from './page-policy.js';
 
 const TITLE = 'Try the chat assistant';
 const DESCRIPTION = 'A demo page embedding the sample assistant of a made-up coffee roaster.';
@@ -49,9 +49,9 @@ export function demoRoutes(deps: AppDeps, assets: WidgetAssets): FastifyPluginAs
         },
       },
       async (_request, reply) => {
-        const agentId = await findDemoAgent(deps.database.db);
+        const demo = await findDemoEmbed(deps.database.db);
         reply.type('text/html; charset=utf-8');
-        if (!agentId) {
+        if (!demo) {
           return reply
             .code(404)
             .send(
@@ -60,6 +60,8 @@ export function demoRoutes(deps: AppDeps, assets: WidgetAssets): FastifyPluginAs
               ),
             );
         }
+        const agentId = demo.id;
+        allowPageImages(reply, demo.allowedOrigins);
         const src = (await widgetLoaderSrc(assets)) ?? WIDGET_BUNDLE_PATH;
         const snippet = `<script src="${src}" data-agent-id="${agentId}" async></script>`;
         const main = [

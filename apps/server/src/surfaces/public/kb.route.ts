@@ -15,7 +15,7 @@ import {
   searchKbSiteArticles,
 } from '../../services/knowledge/kb-public.js';
 import type { WidgetAssets } from '../../widget-assets/widget-manifest.js';
-import { publicBaseOf, usePublicPagePolicy, widgetLoaderSrc } from './page-policy.js';
+import { allowPageImages, publicBaseOf, usePublicPagePolicy, widgetLoaderSrc } from './page-policy.js';
 
 const tags = ['public: knowledge base'];
 // Lenient on purpose, so every slug that is not a published article gets the same HTML 404 page.
@@ -59,6 +59,7 @@ export function publicKbRoutes(deps: AppDeps, assets: WidgetAssets): FastifyPlug
       async (request, reply) => {
         const site = await findKbSite(db, request.params.workspaceSlug);
         if (!site) return sendHtml(reply, 404, notFoundPage());
+        allowPageImages(reply, site.widgetOrigins);
         const context: KbPageContext = {
           site,
           baseUrl: publicBaseOf(deps, request),
@@ -132,6 +133,7 @@ export function publicKbRoutes(deps: AppDeps, assets: WidgetAssets): FastifyPlug
         const site = await findKbSite(db, workspaceSlug);
         const article = site && (await findKbSiteArticle(db, site.workspaceId, articleSlug));
         if (!site || !article) return sendHtml(reply, 404, notFoundPage());
+        allowPageImages(reply, site.widgetOrigins);
         const all = await listKbSiteArticles(db, site.workspaceId);
         const at = all.findIndex((listed) => listed.slug === article.slug);
         const context: KbPageContext = {
