@@ -58,37 +58,15 @@ create trigger chunks_terms_removed after delete on chunks
   for each statement execute function agent_terms_count_removed();
 
 -- A chunk's text (and so its vector) is never updated in place, but if one ever is, the counts
--- follow: the old vector's terms out, the new one's in. (A trigger with transition tables
--- cannot name columns, so it fires on any update of chunks; none happens today.)
-create function agent_terms_count_updated() returns trigger language plpgsql as $$
-begin
-  update agent_terms a set df = greatest(a.df - r.df, 0)
-  from (
-    select t.agent_id, t.term, count(*)::int as df
-    from (
-      select o.agent_id, l.lexeme as term from removed_chunks o, unnest(o.tsv) as l
-      union all
-      select o.agent_id, '' from removed_chunks o
-    ) as t
-    group by t.agent_id, t.term order by t.agent_id, t.term
-  ) as r
-  where a.agent_id = r.agent_id and a.term = r.term;
-  insert into agent_terms (agent_id, term, df)
-  select t.agent_id, t.term, count(*)::int
-  from (
-    select n.agent_id, l.lexeme as term from added_chunks n, unnest(n.tsv) as l
-    union all
-    select n.agent_id, '' from added_chunks n
-  ) as t
-  group by t.agent_id, t.term
-  order by t.agent_id, t.term
-  on conflict (agent_id, term) do update set df = agent_terms.df + excluded.df;
-  return null;
-end $$;
+-- follow: the old rows' terms out, the new rows' terms in, by the same two functions. (A trigger
+-- with transition tables cannot name columns, so these fire on any update of chunks.)
+create trigger chunks_terms_updated_out after update on chunks
+  referencing old table as removed_chunks
+  for each statement execute function agent_terms_count_removed();
 
-create trigger chunks_terms_updated after update on chunks
-  referencing old table as removed_chunks new table as added_chunks
-  for each statement execute function agent_terms_count_updated();
+create trigger chunks_terms_updated_in after update on chunks
+  referencing new table as added_chunks
+  for each statement execute function agent_terms_count_added();
 
 insert into agent_terms (agent_id, term, df)
 select t.agent_id, t.term, count(*)::int

@@ -116,4 +116,14 @@ describe('agent_terms: document frequencies kept by triggers on chunks', () => {
     assert.deepEqual(await counted(second), []);
     assert.deepEqual(await stored(first), await counted(first), 'the other agent is untouched');
   });
+
+  test("a chunk whose vector is rewritten in place moves its terms' counts", async () => {
+    const [first] = agents as [string];
+    const documentId = await page(first, ['Parcels travel by courier.']);
+    await sql`update chunks set tsv = to_tsvector('english', 'Parcels travel by train.')
+      where document_id = ${documentId}`.execute(t.database.db);
+    assert.deepEqual(await stored(first), await counted(first));
+    assert.ok(!(await stored(first)).some((row) => row.startsWith('courier=')));
+    assert.ok((await stored(first)).includes('train=1'));
+  });
 });
