@@ -272,8 +272,13 @@ describe('admin console: first run, sign-in and agents', () => {
         await page.goto(url('/admin/agents'));
         await signInWithPassword(page, PASSWORD, TEAMMATE);
         await page.waitForURL(url('/admin/agents'));
+        // Each navigation reads the plan for the banner; the session ends only once that read is
+        // answered, or its 401 would be the one that sends the user to sign-in.
+        const planRead = page.waitForResponse((response) => response.url().endsWith('/api/v1/admin/plan'));
         await page.getByRole('link', { name: 'New agent' }).click();
         await page.waitForURL(url('/admin/agents/new'));
+        await planRead;
+        await page.getByLabel('Agent name').waitFor();
         // The session ends (expired, or revoked elsewhere) while the page is open.
         await service.t.database.db.deleteFrom('admin_sessions').execute();
         await page.getByLabel('Agent name').fill('Too late');
