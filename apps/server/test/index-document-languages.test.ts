@@ -36,6 +36,46 @@ describe(`index-document job: text search configuration per language (${TEST_ENG
     assert.ok(state.indexed_at instanceof Date);
   });
 
+  test("the document's title and URL path are stored as a vector in its chunks' configuration", async () => {
+    const id = await insertDocument({ language: 'en', text: 'Shipping takes two days.', hash: 'aaaa0003' });
+    const before = await f.t.database.db
+      .selectFrom('documents')
+      .select('title_tsv')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(before.title_tsv, null, 'written by the index job, not before');
+    await runIndex(id);
+    const row = await f.t.database.db
+      .selectFrom('documents')
+      .select(['title', 'url', sql<string>`title_tsv::text`.as('vector')])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    // "Post N" from the title, the URL path's words, stemmed: no scheme or host.
+    assert.match(row.title, /^Post \d+$/);
+    assert.match(row.vector, /'post'/);
+    assert.match(row.vector, new RegExp(`'${row.url?.split('/').pop()}'`));
+    assert.match(row.vector, /'p'/);
+    assert.doesNotMatch(row.vector, /shop|example|https/);
+    const german = await insertDocument({
+      language: 'de',
+      text: 'Versand dauert zwei Tage.',
+      hash: 'bbbb0003',
+    });
+    await sql`update documents set title = 'Lieferungen und Rücksendungen' where id = ${german}`.execute(
+      f.t.database.db,
+    );
+    await runIndex(german);
+    const stemmed = await sql<{
+      vector: string;
+    }>`select title_tsv::text as vector from documents where id = ${german}`.execute(f.t.database.db);
+    assert.match(
+      stemmed.rows[0]?.vector ?? '',
+      /'liefer'/,
+      `german stemming, as its chunks: ${stemmed.rows[0]?.vector}`,
+    );
+    assert.doesNotMatch(stemmed.rows[0]?.vector ?? '', /'und'/, 'a German stop word');
+  });
+
   test('a regional tag uses its language (en-gb → english)', async () => {
     assert.equal(await textSearchConfig(f.t.database.db, 'en-gb'), 'english');
     const id = await insertDocument({ language: 'en-gb', text: 'Refunds take five days.', hash: 'aaaa0002' });

@@ -94,6 +94,17 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
       'Old snapshot files can be removed by the cleanup task every night.',
     ]);
     docs.single = await page('Copies', 'https://docs.example.com/copies', ['A snapshot is a copy.']);
+    // Typing slips: "part" is in many pages, "partial" in one; "view" in one.
+    for (let i = 0; i < 4; i += 1)
+      await page(`Part ${i}`, `https://docs.example.com/part-${i}`, [
+        `Part ${i}: the index of the guide, an index of rows.`,
+      ]);
+    docs.partial = await page('Conditions', 'https://docs.example.com/conditions', [
+      'A partial index covers only the rows that meet its condition.',
+    ]);
+    docs.view = await page('Views', 'https://docs.example.com/views', [
+      'A view is read only: no update can target it unless a trigger says how.',
+    ]);
   });
   after(() => t.close());
 
@@ -111,6 +122,17 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
     assert.equal((await pages(query))[0], docs.rare);
     // Without the correction the typo matches nothing, and the common word's chunks come first.
     assert.notEqual((await pages(query, { correct: false }))[0], docs.rare);
+  });
+
+  test('a slip of a short or common word is corrected to the word meant, not the nearest frequent one', async (context) => {
+    if (!t.database.features.trigram) return context.skip('pg_trgm is not available');
+    // "partal" shares as many trigrams with "part" as with "partial", and "part" is more frequent:
+    // the letter left out decides. "veiw" shares one trigram with "view": the swap decides.
+    assert.equal((await pages('partal index for rows'))[0], docs.partial);
+    assert.equal((await pages('the index of a veiw'))[0], docs.view);
+    // Without the correction neither typo matches anything, and other pages come first.
+    assert.notEqual((await pages('partal index for rows', { correct: false }))[0], docs.partial);
+    assert.notEqual((await pages('the index of a veiw', { correct: false }))[0], docs.view);
   });
 
   test('the page title counts: same body match, the page titled with the word first', async () => {

@@ -189,6 +189,8 @@ export type DocumentsTable = {
   indexed_at: Date | null;
   /** Why its index job gave up, when known (null otherwise, and while not `failed`). */
   index_error: string | null;
+  /** Its title and URL path as a full-text vector, written when it is indexed (null before). */
+  title_tsv: ColumnType<string | null, string | null | undefined, string | null>;
   /** The last full sync run that listed it (site and products sources), and when. */
   full_sync_run_id: string | null;
   full_sync_listed_at: Date | null;

@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Queryable } from '../db/queryable.js';
 import type { DB } from '../db/schema.js';
 import { chunkText } from '../ingest/chunk-text.js';
 import { defineJob, type JobContextOf } from '../queue/job-queue.js';
 import { INDEX_RETRY_LIMIT, indexDocumentSpec } from '../queue/job-specs.js';
 import { textSearchConfig } from '../retrieval/text-search-config.js';
+import { titleVector } from '../retrieval/title-vector.js';
 import { recordVocabulary } from '../retrieval/vocabulary.js';
 import { settleSources } from '../services/knowledge/source-run.js';
 import { EMBED_GATHER_SECONDS, queueEmbedding } from './embed-chunks.js';
@@ -127,7 +128,7 @@ async function indexDocument(
     await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
     if (pieces.length > CHUNK_WRITE_BATCH) return { kind: 'batches', target: doc, regconfig, pieces };
     await writeChunks(trx, doc, regconfig, pieces, 0);
-    await finishDocument(trx, doc, pieces.length, context);
+    await finishDocument(trx, doc, regconfig, pieces.length, context);
     return { kind: 'done', sourceId: doc.source_id };
   });
   if (prepared.kind === 'done') return prepared.sourceId;
@@ -157,7 +158,7 @@ async function writeInBatches(
       .forUpdate()
       .executeTakeFirst();
     if (current?.content_hash !== target.content_hash) return;
-    await finishDocument(trx, target, pieces.length, context);
+    await finishDocument(trx, target, regconfig, pieces.length, context);
   });
   return target.source_id;
 }
@@ -169,6 +170,7 @@ async function writeInBatches(
 async function finishDocument(
   trx: Queryable,
   doc: IndexTarget,
+  regconfig: string,
   chunks: number,
   { log, queue, embeddings, clock }: Pick<IndexContext, 'log' | 'queue' | 'embeddings' | 'clock'>,
 ): Promise<void> {
@@ -180,6 +182,7 @@ async function finishDocument(
       index_error: null,
       indexed_hash: doc.content_hash,
       indexed_at: clock.now(),
+      title_tsv: titleVector(regconfig, sql`title`, sql`url`),
     })
     .where('id', '=', doc.id)
     .execute();

@@ -2,15 +2,16 @@ import { sql } from 'kysely';
 import type { SearchScope } from './fusion.js';
 import { eitherForm } from './lexical.js';
 import type { SearchComponents } from './search-components.js';
-import { TRIGRAM_THRESHOLD } from './vocabulary.js';
+import { CORRECTIONS_PER_TERM, TRIGRAM_THRESHOLD, typingSlips } from './vocabulary.js';
 
 /**
  * The term statistics BM25 needs, in one statement: the agent's chunk count and each query
  * word's document frequency (how many chunks contain it), both read from `agent_terms` (kept
  * by triggers on `chunks`: migration 0018) by index lookups, never by counting chunks; the
- * words' tsquery forms; and, for a word the agent's vocabulary does not know (a typo), its
- * nearest vocabulary word that the chunks contain (pg_trgm similarity, then the more frequent),
- * which replaces it inside the query.
+ * words' tsquery forms; and, for a word the agent's vocabulary does not know (a typo), the
+ * vocabulary word it was most likely meant to be, which replaces it inside the query: one typing
+ * slip away (`typingSlips`: a letter left out, two swapped, one doubled, a neighbouring key; the
+ * more frequent of several), else the nearest by pg_trgm similarity (then the more frequent).
  */
 
 /** One query word as BM25 scores it: its tsquery (either form), document frequency and IDF. */
@@ -23,6 +24,12 @@ export type Bm25Term = {
   /** True when the word was a typo replaced by a vocabulary word. */
   corrected: boolean;
 };
+
+/**
+ * The weight of a correction one edit away, in place of its trigram similarity (which is low
+ * for a short word's swapped letters although the typo is plain).
+ */
+const EDIT_CONFIDENCE = 0.6;
 
 /** Robertson–Spärck Jones IDF with BM25's +1 inside the log, so it stays positive. */
 export function idf(chunks: number, df: number): number {
@@ -41,6 +48,7 @@ type Row = {
   fix_forms: (string | null)[];
   fix_dfs: (number | string | null)[];
   fix_sims: (number | null)[];
+  fix_edits: (boolean | null)[];
 };
 
 /** What the BM25 list needs from a query: its scored words and, when asked for, its strict form. */
@@ -68,34 +76,44 @@ export async function queryStatistics(
   const agent = scope.agentId;
   const dfOf = (terms: ReturnType<typeof sql>) =>
     sql`coalesce((select max(a.df) from agent_terms a where a.agent_id = ${agent} and a.term = any(${terms})), 0)`;
+  // Each word's typing slips, space-separated (a word has no space), read by its row of `w`.
+  const slips = words.map((word) => (options.correct ? typingSlips(word).join(' ') : ''));
+  const candidate = (word: ReturnType<typeof sql>) => sql`
+    (select string_agg(distinct x, ' | ') from (values
+      (to_tsquery('simple', '''' || ${word} || '''')::text),
+      (to_tsquery(${config}::regconfig, '''' || ${word} || '''')::text)) as t(x) where x <> '') as form,
+    ${dfOf(lexemes(word, config))} as df`;
   const fix = options.correct
     ? sql`left join lateral (
-        select f.word, f.form, f.sim, f.df
+        select f.word, f.form, f.sim, f.df, f.edit
         from (
-          select v.word, similarity(v.word, d.word) as sim,
-            (select string_agg(distinct x, ' | ') from (values
-              (to_tsquery('simple', '''' || v.word || '''')::text),
-              (to_tsquery(${config}::regconfig, '''' || v.word || '''')::text)) as t(x) where x <> '') as form,
-            ${dfOf(lexemes(sql`v.word`, config))} as df
+          select v.word, similarity(v.word, d.word) as sim, true as edit, ${candidate(sql`v.word`)}
+          from agent_words v
+          where d.df_simple = 0 and d.df_configured = 0 and d.slips <> ''
+            and not exists (select 1 from agent_words k where k.agent_id = ${agent} and k.word = d.word)
+            and v.agent_id = ${agent} and v.word = any(string_to_array(d.slips, ' '))
+          union all
+          (select v.word, similarity(v.word, d.word) as sim, false as edit, ${candidate(sql`v.word`)}
           from agent_words v
           where d.df_simple = 0 and d.df_configured = 0
             and not exists (select 1 from agent_words k where k.agent_id = ${agent} and k.word = d.word)
             and v.agent_id = ${agent} and v.word % d.word and v.word <> d.word
             and similarity(v.word, d.word) >= ${TRIGRAM_THRESHOLD}
           order by similarity(v.word, d.word) desc, v.word
-          limit 3) as f
+          limit ${CORRECTIONS_PER_TERM})
+        ) as f
         where f.form is not null and f.df > 0
-        order by f.sim desc, f.df desc, f.word
+        order by f.edit desc, case when f.edit then 0 else f.sim end desc, f.df desc, f.word
         limit 1) as fx on true`
-    : sql`left join lateral (select null::text as word, null::text as form, null::real as sim, null::int as df) as fx on true`;
+    : sql`left join lateral (select null::text as word, null::text as form, null::real as sim, null::int as df, null::boolean as edit) as fx on true`;
   const result = await sql<Row>`
     with w as (
-      select t.i, t.word,
+      select t.i, t.word, t.slips,
         to_tsquery('simple', '''' || t.word || '''')::text as qs,
         to_tsquery(${config}::regconfig, '''' || t.word || '''')::text as qc,
         tsvector_to_array(to_tsvector('simple', t.word)) as ls,
         tsvector_to_array(to_tsvector(${config}::regconfig, t.word)) as lc
-      from unnest(${[...words]}::text[]) with ordinality as t(word, i)
+      from unnest(${[...words]}::text[], ${slips}::text[]) with ordinality as t(word, slips, i)
     ), d as (
       select w.*, ${dfOf(sql`w.ls`)} as df_simple, ${dfOf(sql`w.lc`)} as df_configured from w
     )
@@ -113,7 +131,8 @@ export async function queryStatistics(
       coalesce(array_agg(fx.word order by d.i), '{}') as fixes,
       coalesce(array_agg(fx.form order by d.i), '{}') as fix_forms,
       coalesce(array_agg(fx.df order by d.i), '{}') as fix_dfs,
-      coalesce(array_agg(fx.sim order by d.i), '{}') as fix_sims
+      coalesce(array_agg(fx.sim order by d.i), '{}') as fix_sims,
+      coalesce(array_agg(fx.edit order by d.i), '{}') as fix_edits
     from d ${fix}`.execute(scope.db);
   const row = result.rows[0];
   const chunks = Number(row?.chunks ?? 0);
@@ -147,7 +166,7 @@ export async function queryStatistics(
         df: fixedDf,
         // A correction is a guess: it weighs its IDF times its similarity (0.4 to 1), so a word
         // that was no typo at all does not turn into the query's strongest term.
-        idf: idf(chunks, fixedDf) * Number(row?.fix_sims[i] ?? 0),
+        idf: idf(chunks, fixedDf) * (row?.fix_edits[i] ? EDIT_CONFIDENCE : Number(row?.fix_sims[i] ?? 0)),
         corrected: true,
       });
     } else if (df > 0 && tsquery !== '') {

@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Bm25Term } from './bm25-terms.js';
 import type { FusedHit, RankedList, SearchScope } from './fusion.js';
 import { aggregatePages } from './page-aggregation.js';
+import { titleVector } from './title-vector.js';
 
 /**
  * BM25 over the agent's chunks, in one statement, with IDF from the agent's own term statistics
@@ -107,8 +108,7 @@ export async function bm25List(
     ), p as materialized (
       select d.id, ${
         settings.title > 0
-          ? sql`to_tsvector(${config}::regconfig, coalesce(d.title, '') || ' ' ||
-        regexp_replace(regexp_replace(coalesce(d.url, ''), '^[a-z]+://[^/]*', ''), '[^[:alnum:]]+', ' ', 'g'))`
+          ? sql`coalesce(d.title_tsv, ${titleVector(config, sql`d.title`, sql`d.url`)})`
           : sql`null::tsvector`
       } as tsv
       from documents d

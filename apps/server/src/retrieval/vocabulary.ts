@@ -35,6 +35,74 @@ export async function recordVocabulary(db: Queryable, agentId: string, text: str
     on conflict do nothing`.execute(db);
 }
 
+/** Words shorter than this get no typing-slip candidates (too many real words are one slip apart). */
+export const EDIT_MIN_LENGTH = 4;
+/** A query word longer than this gets no typing-slip candidates (its trigrams find it). */
+const EDIT_MAX_LENGTH = 20;
+
+/** Each letter's neighbours on a QWERTY keyboard (a slipped finger types one of these instead). */
+const KEY_NEIGHBOURS: Readonly<Record<string, string>> = {
+  q: 'wa',
+  w: 'qeas',
+  e: 'wrsd',
+  r: 'etdf',
+  t: 'ryfg',
+  y: 'tugh',
+  u: 'yihj',
+  i: 'uojk',
+  o: 'ipkl',
+  p: 'ol',
+  a: 'qwsz',
+  s: 'awedxz',
+  d: 'serfcx',
+  f: 'drtgvc',
+  g: 'ftyhbv',
+  h: 'gyujnb',
+  j: 'huikmn',
+  k: 'jiolm',
+  l: 'kop',
+  z: 'asx',
+  x: 'zsdc',
+  c: 'xdfv',
+  v: 'cfgb',
+  b: 'vghn',
+  n: 'bhjm',
+  m: 'njk',
+};
+
+/**
+ * The words `word` is likely a slip of (one typing error away): a letter left out, two
+ * neighbouring letters swapped, a letter typed twice, or a key's neighbour hit instead. These
+ * are the common typing errors; a word one arbitrary edit away is more often another real word
+ * ("shop" and "show", "replay" and "reply") than the word meant. Short words get none: too many
+ * real words are one slip apart. A typo of a short word shares too few trigrams with the word
+ * meant ("veiw" and "view" share one), so the correction tries these first, checked against the
+ * vocabulary by equality.
+ */
+export function typingSlips(word: string): string[] {
+  const letters = [...word];
+  if (letters.length < EDIT_MIN_LENGTH || letters.length > EDIT_MAX_LENGTH) return [];
+  const alphabet = [...new Set([...'abcdefghijklmnopqrstuvwxyz', ...letters])];
+  const meant = new Set<string>();
+  const join = (parts: readonly string[]) => parts.join('');
+  for (let i = 0; i <= letters.length; i += 1) {
+    const head = letters.slice(0, i);
+    const tail = letters.slice(i);
+    // A letter left out.
+    for (const letter of alphabet) meant.add(join([...head, letter, ...tail]));
+    const [first, second] = tail;
+    if (first === undefined) continue;
+    // Two neighbours swapped.
+    if (second !== undefined) meant.add(join([...head, second, first, ...tail.slice(2)]));
+    // A letter typed twice.
+    if (second === first) meant.add(join([...head, ...tail.slice(1)]));
+    // A neighbouring key.
+    for (const key of KEY_NEIGHBOURS[first] ?? '') meant.add(join([...head, key, ...tail.slice(1)]));
+  }
+  meant.delete(word);
+  return [...meant];
+}
+
 /** Below this trigram similarity a vocabulary word is no correction of a query word. */
 export const TRIGRAM_THRESHOLD = 0.4;
 /** Vocabulary words tried per unknown query word, most similar first. */
