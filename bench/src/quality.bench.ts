@@ -64,6 +64,7 @@ const LIMIT = 10;
 
 /** The configurations of the ablation table: the full search, then one component off (or alone) each. */
 const BM25 = FULL_SEARCH.bm25;
+const FEEDBACK = FULL_SEARCH.feedback;
 /** The tiers ranking that BM25 replaced as the default (issue 17's second step). */
 const TIERS: Partial<SearchComponents> = { ranking: 'tiers', trigram: true };
 
@@ -80,11 +81,20 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
       pages: 0,
     },
   },
+  { name: 'BM25, off: feedback (no re-ranking)', components: { feedback: { ...FEEDBACK, weight: 0 } } },
+  { name: 'BM25, feedback weight 0.5', components: { feedback: { ...FEEDBACK, weight: 0.5 } } },
+  { name: 'BM25, feedback from 10 chunks', components: { feedback: { ...FEEDBACK, chunks: 10 } } },
+  { name: 'BM25, feedback of 20 words', components: { feedback: { ...FEEDBACK, terms: 20 } } },
   { name: 'BM25, off: IDF (every word weighs 1)', components: { bm25: { ...BM25, idf: false } } },
   { name: 'BM25, off: title/URL field', components: { bm25: { ...BM25, title: 0 } } },
   { name: 'BM25, pages 0.5', components: { bm25: { ...BM25, pages: 0.5 } } },
   { name: 'BM25, off: length normalization (b 0)', components: { bm25: { ...BM25, b: 0 } } },
   { name: 'BM25, off: typo correction in the query', components: { correct: false } },
+  { name: 'BM25, typo correction by trigrams only (no typing slips)', components: { slips: false } },
+  {
+    name: 'BM25 as at the third step (no slips, no feedback)',
+    components: { slips: false, feedback: { ...FEEDBACK, weight: 0 } },
+  },
   {
     name: 'BM25, typo: trigram list instead of the correction',
     components: { correct: false, trigram: true },

@@ -94,6 +94,18 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
       'Old snapshot files can be removed by the cleanup task every night.',
     ]);
     docs.single = await page('Copies', 'https://docs.example.com/copies', ['A snapshot is a copy.']);
+    // Feedback: a page matching the question's words but nothing else, one page explaining the
+    // technique in the question's terms, and the page about it in its own terms.
+    docs.quick = await page('Quick tips', 'https://docs.example.com/quick', [
+      'Revert my changes? Changes can be reverted: revert changes.',
+    ]);
+    docs.explained = await page('Undo', 'https://docs.example.com/undo', [
+      'To revert changes, a journal trigger copies each row into a history table; the journal and its trigger history replay it.',
+    ]);
+    docs.journal = await page('Journal triggers', 'https://docs.example.com/journal-triggers', [
+      'A journal trigger appends the old row to the journal history table, so that a revert is possible.',
+    ]);
+    docs.other = await page('Manual', 'https://docs.example.com/manual', ['Revert: see the manual.']);
     // Typing slips: "part" is in many pages, "partial" in one; "view" in one.
     for (let i = 0; i < 4; i += 1)
       await page(`Part ${i}`, `https://docs.example.com/part-${i}`, [
@@ -128,11 +140,30 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
     if (!t.database.features.trigram) return context.skip('pg_trgm is not available');
     // "partal" shares as many trigrams with "part" as with "partial", and "part" is more frequent:
     // the letter left out decides. "veiw" shares one trigram with "view": the swap decides.
-    assert.equal((await pages('partal index for rows'))[0], docs.partial);
-    assert.equal((await pages('the index of a veiw'))[0], docs.view);
+    // (Feedback off: the many "part" pages would otherwise lend their own words to the query.)
+    const noFeedback = { feedback: { ...FULL_SEARCH.feedback, weight: 0 } };
+    assert.equal((await pages('partal index for rows', noFeedback))[0], docs.partial);
+    assert.equal((await pages('the index of a veiw', noFeedback))[0], docs.view);
     // Without the correction neither typo matches anything, and other pages come first.
-    assert.notEqual((await pages('partal index for rows', { correct: false }))[0], docs.partial);
-    assert.notEqual((await pages('the index of a veiw', { correct: false }))[0], docs.view);
+    assert.notEqual(
+      (await pages('partal index for rows', { ...noFeedback, correct: false }))[0],
+      docs.partial,
+    );
+    assert.notEqual((await pages('the index of a veiw', { ...noFeedback, correct: false }))[0], docs.view);
+    // Trigrams alone pick the frequent "part".
+    assert.notEqual((await pages('partal index for rows', { ...noFeedback, slips: false }))[0], docs.partial);
+  });
+
+  test("feedback: the top chunks' shared words lift the page about them over a page that only names the word", async () => {
+    // Both pages say "revert" once; the manual's chunk is shorter, so it ranks first without
+    // feedback. The top chunks share journal, trigger and history with the journal page.
+    const query = 'revert my changes';
+    const plain = await pages(query, { feedback: { ...FULL_SEARCH.feedback, weight: 0 } });
+    assert.deepEqual(plain.slice(0, 2), [docs.quick, docs.explained]);
+    assert.ok(plain.indexOf(docs.other) < plain.indexOf(docs.journal), `without feedback: ${plain}`);
+    const fed = await pages(query);
+    assert.ok(fed.indexOf(docs.journal) < fed.indexOf(docs.other), `with feedback: ${fed}`);
+    assert.deepEqual(new Set(fed), new Set(plain), 'feedback re-ranks the same candidates');
   });
 
   test('the page title counts: same body match, the page titled with the word first', async () => {

@@ -1,6 +1,7 @@
 import type { DatabaseFeatures } from '../db/database.js';
 import { bm25List } from './bm25.js';
 import { queryStatistics } from './bm25-terms.js';
+import { feedbackTerms } from './feedback.js';
 import type { RankedList, SearchScope } from './fusion.js';
 import { trigramList } from './lexical.js';
 import { contentTerms, usesSearchOperators } from './query-terms.js';
@@ -9,8 +10,9 @@ import type { SearchComponents } from './search-components.js';
 /**
  * The lexical lists of the BM25 ranking: the full-text list (BM25 over the query's content
  * words, typos corrected inside it, the strict websearch form first when the query uses its
- * syntax) and, when the `trigram` component is on, the separate typo list. Two statements
- * (three with the trigram list): the query's statistics, then the ranking.
+ * syntax), re-ranked with pseudo-relevance feedback (`feedbackTerms`), and, when the `trigram`
+ * component is on, the separate typo list. Four statements (five with the trigram list): the
+ * query's statistics, the ranking, the feedback words of its top chunks, the re-ranking.
  */
 export async function bm25Lists(
   scope: SearchScope,
@@ -28,16 +30,25 @@ export async function bm25Lists(
       configs: components.configs,
       strict,
       correct: features.trigram && components.correct,
+      slips: components.slips,
     }),
     useTrigram ? trigramList(scope, query, config) : null,
   ]);
-  const fulltext = await bm25List(
-    scope,
-    stats.terms,
-    stats.strict,
-    config,
-    components.bm25,
-    !components.anyWord,
-  );
-  return trigram ? [fulltext, trigram] : [fulltext];
+  const fulltext = await bm25List(scope, stats.terms, stats.strict, config, components.bm25, {
+    strictOnly: !components.anyWord,
+  });
+  // Feedback re-ranks the first ranking's candidates with their top chunks' words added.
+  const { feedback } = components;
+  const extra =
+    feedback.weight > 0 && fulltext.ids.length > 1
+      ? await feedbackTerms(scope, fulltext.ids, stats.terms, stats.chunks, feedback)
+      : [];
+  const ranked =
+    extra.length > 0
+      ? await bm25List(scope, [...stats.terms, ...extra], stats.strict, config, components.bm25, {
+          strictOnly: !components.anyWord,
+          within: fulltext.ids,
+        })
+      : fulltext;
+  return trigram ? [ranked, trigram] : [ranked];
 }

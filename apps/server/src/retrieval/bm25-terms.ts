@@ -69,7 +69,13 @@ export async function queryStatistics(
   scope: SearchScope,
   query: string,
   words: readonly string[],
-  options: { config: string; configs: SearchComponents['configs']; strict: boolean; correct: boolean },
+  options: {
+    config: string;
+    configs: SearchComponents['configs'];
+    strict: boolean;
+    correct: boolean;
+    slips?: boolean;
+  },
 ): Promise<QueryStatistics> {
   if (words.length === 0 && !options.strict) return { chunks: 0, terms: [], strict: '' };
   const { config } = options;
@@ -77,7 +83,9 @@ export async function queryStatistics(
   const dfOf = (terms: ReturnType<typeof sql>) =>
     sql`coalesce((select max(a.df) from agent_terms a where a.agent_id = ${agent} and a.term = any(${terms})), 0)`;
   // Each word's typing slips, space-separated (a word has no space), read by its row of `w`.
-  const slips = words.map((word) => (options.correct ? typingSlips(word).join(' ') : ''));
+  const slips = words.map((word) =>
+    options.correct && options.slips !== false ? typingSlips(word).join(' ') : '',
+  );
   const candidate = (word: ReturnType<typeof sql>) => sql`
     (select string_agg(distinct x, ' | ') from (values
       (to_tsquery('simple', '''' || ${word} || '''')::text),

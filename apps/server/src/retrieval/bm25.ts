@@ -56,7 +56,8 @@ type Scored = { id: string; document_id: string; strict: boolean; score: number 
  * The full-text list ranked by BM25: chunks matching `strict` (a websearch form with phrases or
  * exclusions; '' for none) first, then by score, each page's best chunk lifted by its page's
  * other candidates (`pages` decay, within the same strict group). `strictOnly`: only chunks
- * matching `strict` (the "any word" component off).
+ * matching `strict` (the "any word" component off); `within`: score these chunks (an earlier
+ * ranking's candidates, re-ranked) instead of those the words match.
  */
 export async function bm25List(
   scope: SearchScope,
@@ -64,8 +65,9 @@ export async function bm25List(
   strict: string,
   config: string,
   settings: Bm25Settings,
-  strictOnly = false,
+  options: { strictOnly?: boolean; within?: readonly string[] } = {},
 ): Promise<RankedList> {
+  const { strictOnly = false, within } = options;
   if (terms.length === 0 || (strictOnly && strict === '')) return { name: 'fulltext', ids: [] };
   // Without IDF (the ablation's row) every word weighs the same.
   const weighted = settings.idf ? terms : terms.map((t) => ({ ...t, idf: 1 }));
@@ -97,7 +99,7 @@ export async function bm25List(
   const result = await sql<Scored>`
     with cand as (
       select c.id, c.document_id, (array[c.tsv])[1] as tsv
-      from chunks c where ${inScope} and c.tsv @@ ${match}
+      from chunks c where ${inScope} and ${within ? sql`c.id = any(${[...within]}::text[])` : sql`c.tsv @@ ${match}`}
         ${strictOnly ? sql`and c.tsv @@ ${strict}::tsquery` : sql``}
       offset 0
     ), tf as materialized (

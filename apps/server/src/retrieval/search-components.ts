@@ -1,4 +1,5 @@
 import type { Bm25Settings } from './bm25.js';
+import type { FeedbackSettings } from './feedback.js';
 import { type FusedHit, fuseRankedLists, type RankedList, RRF_K } from './fusion.js';
 
 /**
@@ -16,6 +17,8 @@ export type SearchComponents = {
   bm25: Bm25Settings;
   /** BM25 only: a word the agent's vocabulary lacks is replaced by its nearest vocabulary word (pg_trgm). */
   correct: boolean;
+  /** With `correct`: a word one typing slip from the typo (`typingSlips`) is tried before the trigram-nearest. */
+  slips: boolean;
   /**
    * Full-text "all words": the strict `websearch_to_tsquery` form and its tiers, always, never,
    * or only for a query that uses its syntax (phrases, `-word`, `or`: see `usesSearchOperators`).
@@ -39,6 +42,12 @@ export type SearchComponents = {
    * below its best chunk's score however many chunks it has). 0: off.
    */
   pages: number;
+  /**
+   * BM25 only: pseudo-relevance feedback (RM3-style). The words that weigh most in the first
+   * ranking's top `chunks` chunks (`terms` of them, at `weight` of their IDF) are added to the
+   * query, and the first ranking's candidates are ranked again. `weight` 0: off.
+   */
+  feedback: FeedbackSettings;
 };
 
 /** Every component on: the search the service runs. */
@@ -47,6 +56,7 @@ export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
   ranking: 'bm25',
   bm25: Object.freeze({ k1: 1.2, b: 0.75, title: 1, pages: 0, idf: true }),
   correct: true,
+  slips: true,
   allWords: 'operators',
   anyWord: true,
   configs: 'both',
@@ -56,6 +66,8 @@ export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
   fusion: 'rrf',
   weights: Object.freeze({ trigram: 0.25, vector: 0.25 }),
   pages: 0,
+  // Re-ranking with the top chunks' words (bench/README.md, "Ranking, fourth step").
+  feedback: Object.freeze({ chunks: 5, terms: 10, weight: 0.3 }),
 });
 
 /** The components with `overrides` applied over the full search. */
