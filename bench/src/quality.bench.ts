@@ -66,7 +66,7 @@ const LIMIT = 10;
 const BM25 = FULL_SEARCH.bm25;
 const FEEDBACK = FULL_SEARCH.feedback;
 /** The tiers ranking that BM25 replaced as the default (issue 17's second step). */
-const TIERS: Partial<SearchComponents> = { ranking: 'tiers', trigram: true };
+const TIERS: Partial<SearchComponents> = { ranking: 'tiers', trigram: true, lexicalVectors: true };
 
 const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'full (service default)', components: {} },
@@ -76,6 +76,7 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
     components: {
       ranking: 'tiers',
       trigram: true,
+      lexicalVectors: true,
       allWords: true,
       weights: { trigram: 1, vector: 1 },
       pages: 0,
@@ -93,22 +94,28 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'BM25, typo correction by trigrams only (no typing slips)', components: { slips: false } },
   {
     name: 'BM25 as at the third step (no slips, no feedback)',
-    components: { slips: false, feedback: { ...FEEDBACK, weight: 0 } },
+    components: { slips: false, feedback: { ...FEEDBACK, weight: 0 }, lexicalVectors: true },
   },
   {
     name: 'BM25, typo: trigram list instead of the correction',
     components: { correct: false, trigram: true },
   },
   { name: 'on: trigram list', components: { trigram: true } },
-  { name: 'off: vectors', components: { vector: false } },
+  { name: 'on: the offline hashed vectors', components: { lexicalVectors: true } },
   { name: 'off: fusion (lists concatenated)', components: { fusion: 'concatenate' } },
   { name: 'all words always', components: { allWords: true } },
   { name: 'configs: language only', components: { configs: 'language' } },
   { name: 'configs: simple only', components: { configs: 'simple' } },
   { name: 'full-text only', components: { vector: false } },
-  { name: 'vectors only', components: { allWords: false, anyWord: false } },
-  { name: 'weights: vectors 0.1', components: { weights: { ...FULL_SEARCH.weights, vector: 0.1 } } },
-  { name: 'weights: vectors 0.5', components: { weights: { ...FULL_SEARCH.weights, vector: 0.5 } } },
+  { name: 'vectors only', components: { allWords: false, anyWord: false, lexicalVectors: true } },
+  {
+    name: 'hashed vectors at weight 0.1',
+    components: { lexicalVectors: true, weights: { ...FULL_SEARCH.weights, vector: 0.1 } },
+  },
+  {
+    name: 'hashed vectors at weight 0.5',
+    components: { lexicalVectors: true, weights: { ...FULL_SEARCH.weights, vector: 0.5 } },
+  },
   { name: 'BM25, title 0.5', components: { bm25: { ...BM25, title: 0.5 } } },
   { name: 'BM25, title 2', components: { bm25: { ...BM25, title: 2 } } },
   { name: 'BM25, pages 0.3', components: { bm25: { ...BM25, pages: 0.3 } } },

@@ -27,6 +27,7 @@ function counting(provider: EmbeddingProvider): EmbeddingProvider & { texts: str
     key: provider.key,
     dimensions: provider.dimensions,
     maxBatch: 2, // small batches exercise the keyset paging
+    semantic: provider.semantic,
     minSimilarity: provider.minSimilarity,
     texts,
     embed(batch, options) {
@@ -34,6 +35,15 @@ function counting(provider: EmbeddingProvider): EmbeddingProvider & { texts: str
       return provider.embed(batch, options);
     },
   };
+}
+
+/**
+ * The offline embedder as a model's would be searched: the search leaves out the vectors of a
+ * provider that is not `semantic` (a hashing of the words) unless asked, so these tests of the
+ * vector retriever mark it semantic.
+ */
+function asSemantic(provider: EmbeddingProvider): EmbeddingProvider {
+  return { ...provider, semantic: true };
 }
 
 describe('vector retrieval (pgvector + the offline embedder)', () => {
@@ -142,7 +152,7 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
       agentId: site.agentId,
       query: 'refunds for unworn shoes',
       features: t.database.features,
-      embeddings: provider,
+      embeddings: asSemantic(provider),
     });
     assert.ok(hits.length > 0);
     assert.equal(hits[0]?.title.startsWith('Returns'), true, JSON.stringify(hits));
@@ -150,7 +160,8 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
     const mine = new Set((await documentsOf(t, site.agentId)).map((doc) => doc.id));
     assert.ok(hits.every((hit) => mine.has(hit.document_id)));
 
-    // The HTTP route uses the app's provider.
+    // The HTTP route uses the app's provider: the offline one, whose vectors are not searched
+    // by default (full-text ranks the same words); asked for, they are.
     const res = await injectJson(
       t.app,
       'POST',
@@ -160,7 +171,33 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
     );
     const data = expectData(res, 200, ZSearchResult);
     assert.equal(data.hits[0]?.title, 'Warranty');
-    assert.ok(data.hits[0]?.ranks.vector !== undefined);
+    assert.equal(data.hits[0]?.ranks.vector, undefined);
+    assert.ok(data.hits[0]?.ranks.fulltext !== undefined);
+    const lexical = await searchChunks({
+      db: t.database.db,
+      workspaceId: site.tenant.workspace.id,
+      agentId: site.agentId,
+      query: 'refunds for unworn shoes',
+      features: t.database.features,
+      embeddings: provider,
+    });
+    assert.ok(
+      lexical.every((hit) => hit.ranks.vector === undefined),
+      'not semantic: not searched',
+    );
+    const asked = await searchChunks({
+      db: t.database.db,
+      workspaceId: site.tenant.workspace.id,
+      agentId: site.agentId,
+      query: 'refunds for unworn shoes',
+      features: t.database.features,
+      embeddings: provider,
+      components: { lexicalVectors: true },
+    });
+    assert.ok(
+      asked.some((hit) => hit.ranks.vector !== undefined),
+      'searched when asked for',
+    );
   });
 
   test('an unrelated query gets no vector hits (the similarity floor)', async (ctx) => {
@@ -171,7 +208,7 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
       agentId: site.agentId,
       query: 'quantum chromodynamics lattice',
       features: t.database.features,
-      embeddings: createHashedEmbedder(),
+      embeddings: asSemantic(createHashedEmbedder()),
     });
     assert.deepEqual(hits, []);
   });
@@ -180,7 +217,7 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
     if (!t.database.features.vector) return ctx.skip('pgvector is not available');
     const errors: unknown[] = [];
     const broken: EmbeddingProvider = {
-      ...createHashedEmbedder(),
+      ...asSemantic(createHashedEmbedder()),
       embed: () => Promise.reject(new Error('connection refused')),
     };
     const hits = await searchChunks({
@@ -264,7 +301,7 @@ describe('vector retrieval (pgvector + the offline embedder)', () => {
       agentId: site.agentId,
       query: 'warranty against manufacturing defects',
       features: t.database.features,
-      embeddings: next,
+      embeddings: asSemantic(next),
     });
     assert.ok(hits[0]?.ranks.vector !== undefined, 'vectors of the new dimension are searched');
   });

@@ -9,6 +9,12 @@ export type EmbeddingProvider = {
   readonly dimensions: number | null;
   /** Most texts one `embed` call takes. */
   readonly maxBatch: number;
+  /**
+   * Whether the vectors carry meaning beyond the words (a model's), or are a hashing of the
+   * words themselves (the offline embedder), which the full-text ranking already covers: the
+   * search uses the latter only when asked (`lexicalVectors`).
+   */
+  readonly semantic: boolean;
   /** Below this cosine similarity a chunk is not a vector hit (unrelated text is still "nearest"). */
   readonly minSimilarity: number;
   /** One vector per text, in order. Rejects on any failure; never returns a partial answer. */

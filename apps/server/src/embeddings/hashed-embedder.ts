@@ -31,6 +31,7 @@ export function createHashedEmbedder(dimensions: number = HASHED_DIMENSIONS): Em
     key: `offline-hash-v1:${dimensions}`,
     dimensions,
     maxBatch: 256,
+    semantic: false,
     minSimilarity: 0.12,
     async embed(texts) {
       const vectors: number[][] = [];

@@ -41,6 +41,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): EmbeddingP
     key: `openai:${host}:${model}:${dimensions ?? 'native'}`,
     dimensions,
     maxBatch: 64,
+    semantic: true,
     minSimilarity: options.minSimilarity ?? 0.2,
     async embed(texts, callOptions = {}) {
       if (texts.length === 0) return [];

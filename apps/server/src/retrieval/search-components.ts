@@ -32,6 +32,12 @@ export type SearchComponents = {
   trigram: boolean;
   /** Vector similarity (when the database has pgvector and an embedding provider is given). */
   vector: boolean;
+  /**
+   * With `vector`: also search the vectors of a provider that is not `semantic` (the offline
+   * hashed embedder: a hashing of the words, which full-text with typing slips and feedback
+   * already ranks as well; bench/README.md, "Ranking, fourth step").
+   */
+  lexicalVectors: boolean;
   /** How the lists are merged: reciprocal rank fusion, or one after the other (full-text first). */
   fusion: 'rrf' | 'concatenate';
   /** RRF weight of the trigram and vector lists (full-text counts 1). */
@@ -63,6 +69,7 @@ export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
   // The separate typo list loses to the correction inside the query under BM25 (bench/README.md).
   trigram: false,
   vector: true,
+  lexicalVectors: false,
   fusion: 'rrf',
   weights: Object.freeze({ trigram: 0.25, vector: 0.25 }),
   pages: 0,

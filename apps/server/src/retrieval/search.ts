@@ -73,7 +73,11 @@ export async function searchWithDocuments(input: SearchInput): Promise<HitWithDo
   const candidates = Math.min(200, Math.max(50, limit * 5));
   const scope = { db, workspaceId, agentId, candidates };
   const components = searchComponents(input.components);
-  const embeddings = features.vector && components.vector ? input.embeddings : null;
+  const provider = input.embeddings;
+  const embeddings =
+    features.vector && components.vector && provider && (provider.semantic || components.lexicalVectors)
+      ? provider
+      : null;
   const vector = embeddings
     ? vectorList(scope, query, embeddings).catch((error: unknown) => {
         input.onVectorError?.(error);
