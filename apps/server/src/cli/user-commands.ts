@@ -14,7 +14,14 @@ async function runFlagCommand(ctx: CommandContext, args: Record<string, unknown>
   if (!parsed.success) throw validationErrorFromZod(parsed.error.issues);
   const { email, state } = parsed.data;
   return ctx.database.db.transaction().execute((trx) =>
-    setUserFlag({ db: trx, clock: ctx.clock, email, flag, on: state === 'on', actor: { type: 'cli', id: null } }),
+    setUserFlag({
+      db: trx,
+      clock: ctx.clock,
+      email,
+      flag,
+      on: state === 'on',
+      actor: { type: 'cli', id: null },
+    }),
   );
 }
 

@@ -8,8 +8,8 @@ import { sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import { AppError } from '../../errors/app-error.js';
-import { countedSourcesSql, uploadBytesSql, usagePeriod } from '../billing/plan-limits.js';
 import { recordAudit } from '../audit.js';
+import { countedSourcesSql, uploadBytesSql, usagePeriod } from '../billing/plan-limits.js';
 import { type Actor, iso } from '../context.js';
 import { findUserByEmail } from './accounts.js';
 
@@ -73,7 +73,11 @@ export async function listPlatformWorkspaces(options: {
 
 /** The members of a workspace (for choosing whom to view as), by email; 404 for an unknown workspace. */
 export async function listWorkspaceMembers(db: Queryable, workspaceId: string): Promise<TPlatformMember[]> {
-  const workspace = await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst();
+  const workspace = await db
+    .selectFrom('workspaces')
+    .select('id')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
   if (!workspace) throw new AppError('not_found');
   const rows = await db
     .selectFrom('memberships as m')
@@ -101,7 +105,14 @@ export async function setUserFlag(options: {
   flag: UserFlag;
   on: boolean;
   actor: Actor;
-}): Promise<{ user_id: string; email: string; flag: UserFlag; old: boolean; new: boolean; audited_in: number }> {
+}): Promise<{
+  user_id: string;
+  email: string;
+  flag: UserFlag;
+  old: boolean;
+  new: boolean;
+  audited_in: number;
+}> {
   const { db, flag, on } = options;
   const found = await findUserByEmail(db, options.email);
   if (!found) throw new AppError('not_found', { message: `No user with email ${options.email}.` });

@@ -15,7 +15,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
 import { AppError } from '../../errors/app-error.js';
-import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, sessionView } from '../../services/accounts/admin-sessions.js';
+import {
+  SESSION_COOKIE,
+  SESSION_LIFETIME_SECONDS,
+  sessionView,
+} from '../../services/accounts/admin-sessions.js';
 import { type OperatorSession, startImpersonation } from '../../services/accounts/impersonation.js';
 import { listPlatformWorkspaces, listWorkspaceMembers } from '../../services/accounts/platform.js';
 import { assignPlan } from '../../services/billing/plans.js';
@@ -113,7 +117,7 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
       {
         schema: {
           tags,
-          summary: "Put a workspace on a plan (operators only; audited in that workspace)",
+          summary: 'Put a workspace on a plan (operators only; audited in that workspace)',
           description:
             'The same change as the CLI plan:assign, with the operator as the audit actor ' +
             '(plan.changed, metadata from/to). 404 for an unknown workspace or plan key.',

@@ -103,7 +103,7 @@ export function sessionRoutes(
           tags,
           summary: 'Sign out: ends the session and clears its cookie (needs X-CSRF-Token)',
           description:
-            "In an impersonation (a platform operator viewing as a member, live or past its end) it " +
+            'In an impersonation (a platform operator viewing as a member, live or past its end) it ' +
             "ends the impersonation instead and answers 200 with the operator's own session under a " +
             'new cookie; 204 when that session has ended too.',
           security: sessionSecurity,
@@ -120,7 +120,12 @@ export function sessionRoutes(
         if (cookie && (await impersonationOf(deps.database.db, cookie))) {
           // Viewing as a member (even past its end): back to the operator's own session.
           requireCsrf(request, cookie);
-          const ended = await endImpersonation({ db: deps.database.db, clock: deps.clock, secret: cookie, requestId: request.id });
+          const ended = await endImpersonation({
+            db: deps.database.db,
+            clock: deps.clock,
+            secret: cookie,
+            requestId: request.id,
+          });
           const restored = ended?.restored;
           if (restored) {
             reply.setCookie(SESSION_COOKIE, restored.secret, {
