@@ -5,6 +5,7 @@ import {
   ZAdminSession,
   ZAuditLog,
   ZPlatformMember,
+  ZPlatformPlan,
   ZPlatformPlanChanged,
   ZPlatformWorkspace,
   ZUser,
@@ -292,6 +293,13 @@ describe('platform operators and impersonation', () => {
 
     test('an operator changes a plan, audited in that workspace with the operator as actor', async () => {
       await run('plan:set', { key: 'pro', name: 'Pro', agents: '10' });
+      const plans = expectData(
+        await send('GET', `${PLATFORM}/plans`, rootSession.headers),
+        200,
+        z.array(ZPlatformPlan.strict()),
+      );
+      assert.deepEqual(plans.map((plan) => plan.key).sort(), ['default', 'pro']);
+      expectError(await send('GET', `${PLATFORM}/plans`, acmeSession.headers), 404, 'not_found');
       const res = await send(
         'POST',
         `${PLATFORM}/workspaces/${acme.workspace.id}/plan`,

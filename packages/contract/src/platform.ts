@@ -36,6 +36,10 @@ export const ZPlatformMember = z.object({
 });
 export type TPlatformMember = z.infer<typeof ZPlatformMember>;
 
+/** A plan a workspace can be put on (`GET /api/v1/admin/platform/plans`). */
+export const ZPlatformPlan = z.object({ key: zText(), name: zText() });
+export type TPlatformPlan = z.infer<typeof ZPlatformPlan>;
+
 /** Body of `POST /api/v1/admin/platform/workspaces/{id}/plan`. */
 export const ZPlatformPlanChange = z.strictObject({
   plan: zText().min(1).max(40).describe('The key of an existing plan (see the CLI plan:list)'),

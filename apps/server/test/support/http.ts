@@ -264,6 +264,12 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     method: 'GET',
+    url: '/api/v1/admin/platform/plans',
+    openapi: '/api/v1/admin/platform/plans',
+    expected: 404,
+  },
+  {
+    method: 'GET',
     url: '/api/v1/admin/platform/workspaces/01ABC/members',
     openapi: '/api/v1/admin/platform/workspaces/{id}/members',
   },

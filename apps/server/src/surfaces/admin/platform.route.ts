@@ -4,6 +4,7 @@ import {
   ZAdminSession,
   ZImpersonationStart,
   ZPlatformMember,
+  ZPlatformPlan,
   ZPlatformPlanChange,
   ZPlatformPlanChanged,
   ZPlatformWorkspace,
@@ -22,7 +23,7 @@ import {
 } from '../../services/accounts/admin-sessions.js';
 import { type OperatorSession, startImpersonation } from '../../services/accounts/impersonation.js';
 import { listPlatformWorkspaces, listWorkspaceMembers } from '../../services/accounts/platform.js';
-import { assignPlan } from '../../services/billing/plans.js';
+import { assignPlan, listPlans } from '../../services/billing/plans.js';
 import { adminCaller, headerOf } from './admin-auth.js';
 import { adminErrorResponses, ZIdParams } from './common.schema.js';
 import { sessionCookieOptions } from './session.route.js';
@@ -94,6 +95,21 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
         });
         return { data: page.items, meta: { next_cursor: page.nextCursor } };
       },
+    );
+
+    app.get(
+      '/plans',
+      {
+        schema: {
+          tags,
+          summary: 'The plans a workspace can be put on, by key (operators only; plan:set makes them)',
+          security: sessionSecurity,
+          response: { 200: dataEnvelope(z.array(ZPlatformPlan)), ...platformErrorResponses },
+        },
+      },
+      async () => ({
+        data: (await listPlans(deps.database.db)).map((plan) => ({ key: plan.key, name: plan.name })),
+      }),
     );
 
     app.get(
