@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZMembershipRole } from './account.js';
 import { ZPlanUsage } from './plan.js';
-import { storable, zText } from './text.js';
+import { zText } from './text.js';
 
 /** How long an impersonation lasts from its start; it cannot be extended. */
 export const IMPERSONATION_MINUTES = 30;

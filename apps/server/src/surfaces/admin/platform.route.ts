@@ -25,11 +25,10 @@ import { type OperatorSession, startImpersonation } from '../../services/account
 import { listPlatformWorkspaces, listWorkspaceMembers } from '../../services/accounts/platform.js';
 import { assignPlan, listPlans } from '../../services/billing/plans.js';
 import { adminCaller, headerOf } from './admin-auth.js';
-import { adminErrorResponses, ZIdParams } from './common.schema.js';
+import { adminErrorResponses, bearerSecurity, ZIdParams } from './common.schema.js';
 import { sessionCookieOptions } from './session.route.js';
 
 const tags = ['admin: platform'];
-const sessionSecurity: Array<Record<string, string[]>> = [{ sessionCookie: [] }];
 const platformErrorResponses = {
   ...adminErrorResponses,
   404: ZServiceError.describe(
@@ -82,7 +81,7 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
         schema: {
           tags,
           summary: 'Every workspace, newest first: plan, usage summary, member count (operators only)',
-          security: sessionSecurity,
+          security: bearerSecurity,
           querystring: ZPlatformWorkspaceQuery,
           response: { 200: listPage(ZPlatformWorkspace), ...platformErrorResponses },
         },
@@ -103,7 +102,7 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
         schema: {
           tags,
           summary: 'The plans a workspace can be put on, by key (operators only; plan:set makes them)',
-          security: sessionSecurity,
+          security: bearerSecurity,
           response: { 200: dataEnvelope(z.array(ZPlatformPlan)), ...platformErrorResponses },
         },
       },
@@ -118,7 +117,7 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
         schema: {
           tags,
           summary: "A workspace's members, to choose whom to view as (operators only)",
-          security: sessionSecurity,
+          security: bearerSecurity,
           params: ZIdParams,
           response: { 200: dataEnvelope(z.array(ZPlatformMember)), ...platformErrorResponses },
         },
@@ -137,7 +136,7 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
           description:
             'The same change as the CLI plan:assign, with the operator as the audit actor ' +
             '(plan.changed, metadata from/to). 404 for an unknown workspace or plan key.',
-          security: sessionSecurity,
+          security: bearerSecurity,
           params: ZIdParams,
           body: ZPlatformPlanChange,
           response: { 200: dataEnvelope(ZPlatformPlanChanged), ...platformErrorResponses },
@@ -171,7 +170,7 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
             'name the operator as actor and the member in on_behalf_of. DELETE /session ends it and ' +
             "gives the operator's own session back. 404: no such member in that workspace; 403: the " +
             'member is a platform operator.',
-          security: sessionSecurity,
+          security: bearerSecurity,
           body: ZImpersonationStart,
           response: { 200: dataEnvelope(ZAdminSession), ...platformErrorResponses },
         },
