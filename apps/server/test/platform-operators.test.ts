@@ -53,8 +53,13 @@ describe('platform operators and impersonation', () => {
   let rootSession: Session;
   let acmeSession: Session;
 
-  const run = (command: 'user:byok' | 'user:platform-admin' | 'plan:set', args: Record<string, unknown>) =>
+  const run = (command: 'user:byok' | 'user:platform-admin', args: Record<string, unknown>) =>
     DATA_COMMANDS[command](
+      { config: t.config, database: t.database, clock, log: createLogger('silent') },
+      args,
+    );
+  const setPlan = (args: Record<string, unknown>) =>
+    DATA_COMMANDS['plan:set'](
       { config: t.config, database: t.database, clock, log: createLogger('silent') },
       args,
     );
@@ -292,7 +297,7 @@ describe('platform operators and impersonation', () => {
     });
 
     test('an operator changes a plan, audited in that workspace with the operator as actor', async () => {
-      await run('plan:set', { key: 'pro', name: 'Pro', agents: '10' });
+      await setPlan({ key: 'pro', name: 'Pro', agents: '10' });
       const plans = expectData(
         await send('GET', `${PLATFORM}/plans`, rootSession.headers),
         200,

@@ -58,8 +58,6 @@ export type TPlatformPlanChanged = z.infer<typeof ZPlatformPlanChanged>;
 export const ZImpersonationStart = z.strictObject({
   workspace_id: zText().min(1).max(64),
   user_id: zText().min(1).max(64),
-  reason: storable(
-    z.string().trim().min(1, 'Say why you need to view as this member.').max(IMPERSONATION_REASON_MAX),
-  ),
+  reason: zText().trim().min(1, 'Say why you need to view as this member.').max(IMPERSONATION_REASON_MAX),
 });
 export type TImpersonationStart = z.infer<typeof ZImpersonationStart>;
