@@ -173,6 +173,40 @@ describe('admin console: platform operators', () => {
     );
   });
 
+  test('past its end the service answers 401 and the console returns the operator to their own session', async () => {
+    assert.ok(operatorCookies, 'the operator is signed in');
+    await withPage(
+      browser,
+      { viewport: DESKTOP },
+      async ({ page }) => {
+        await page.context().addCookies(operatorCookies ?? []);
+        await page.goto(`${service.base}/admin/platform`);
+        const card = page
+          .getByRole('listitem')
+          .filter({ has: page.getByRole('heading', { name: 'Corner Bakery' }) });
+        await card.getByRole('button', { name: 'View as…' }).click();
+        await card.getByLabel('Reason').fill('Ticket 4712');
+        await card.getByRole('button', { name: 'Start viewing' }).click();
+        const banner = page.getByRole('region', { name: 'Viewing as a member' });
+        await banner.waitFor();
+        // The 30 minutes pass (the service's clock is the system's here: move the end instead).
+        await service.t.database.db
+          .updateTable('admin_sessions')
+          .set({ expires_at: new Date(Date.now() - 1_000) })
+          .where('impersonator_user_id', 'is not', null)
+          .execute();
+        await page.getByRole('link', { name: 'Knowledge base' }).click();
+        await banner.waitFor({ state: 'detached' });
+        await page.getByText(root.user.email).waitFor();
+        await page.getByRole('link', { name: 'Platform' }).waitFor();
+        assert.equal(await page.getByText('Your session ended').count(), 0);
+      },
+      /^401 (GET|POST|DELETE) \/api\/v1\/admin\/.*$/,
+    );
+    const ended = await auditActions(bakery.workspace.id);
+    assert.equal(ended.at(-1)?.action, 'impersonation.ended');
+  });
+
   test('a member sees no Platform entry and finds nothing at its address', async () => {
     await withPage(browser, { viewport: DESKTOP }, async ({ page }) => {
       await signIn(page, service.base, STAFF);
