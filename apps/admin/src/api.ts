@@ -76,6 +76,22 @@ export async function apiPage<T extends z.ZodType>(path: string, schema: T): Pro
   return parsed.data;
 }
 
+/** Calls a route that answers either 200 `{data}` (parsed with `schema`) or 204 (null). */
+export async function apiOrNoContent<T extends z.ZodType>(
+  path: string,
+  schema: T,
+  options: RequestOptions = {},
+): Promise<z.infer<T> | null> {
+  const response = await send(path, options);
+  if (response.status === 204) return null;
+  const envelope = ZAnyEnvelope.safeParse(await response.json().catch(() => null));
+  const parsed = schema.safeParse(envelope.success ? envelope.data.data : undefined);
+  if (!parsed.success) {
+    throw new ApiError(response.status, 'bad_answer', 'The service answered something unexpected.', {}, null);
+  }
+  return parsed.data;
+}
+
 /** Calls a route that answers 204 (no body). */
 export async function apiVoid(path: string, options: RequestOptions = {}): Promise<void> {
   await send(path, options);

@@ -21,6 +21,7 @@ const Questions = lazy(() => import('./routes/questions').then((module) => modul
 const Quality = lazy(() => import('./routes/quality').then((module) => module.Quality));
 const KbSettings = lazy(() => import('./routes/kb-settings').then((module) => module.KbSettings));
 const KbArticles = lazy(() => import('./routes/kb-articles').then((module) => module.KbArticles));
+const Platform = lazy(() => import('./routes/platform').then((module) => module.Platform));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -106,6 +107,7 @@ function Gate() {
         <Route path={PATHS.twoFactor} component={TwoFactor} />
         <Route path={PATHS.kb} component={KbArticles} />
         <Route path={PATHS.kbSettings} component={KbSettings} />
+        <Route path={PATHS.platform} component={Platform} />
         <Route default component={NotFound} />
       </Router>
     </Shell>

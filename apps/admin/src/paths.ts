@@ -18,6 +18,8 @@ export const PATHS = {
   twoFactor: '/admin/account/two-factor',
   kb: '/admin/kb',
   kbSettings: '/admin/kb/settings',
+  /** Platform operators only: every workspace, plan changes, viewing as a member. */
+  platform: '/admin/platform',
 } as const;
 
 /** Where to go after signing in: `next` when it is a console path, else the agents list. */

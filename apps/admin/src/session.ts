@@ -1,6 +1,12 @@
 import { signal } from '@preact/signals';
-import { type TAdminSession, type TSessionLogin, ZAdminSession, ZSetupStatus } from '@service/contract';
-import { ApiError, api, apiVoid, configureApi } from './api';
+import {
+  type TAdminSession,
+  type TImpersonationStart,
+  type TSessionLogin,
+  ZAdminSession,
+  ZSetupStatus,
+} from '@service/contract';
+import { ApiError, api, apiOrNoContent, apiVoid, configureApi } from './api';
 
 /** The signed-in session; null when signed out; undefined until the first check answers. */
 export const session = signal<TAdminSession | null | undefined>(undefined);
@@ -14,10 +20,46 @@ export const signedOut = signal(false);
 configureApi({
   csrfToken: () => session.value?.csrf_token ?? null,
   onUnauthenticated: () => {
+    // Viewing as a member past its end: the operator's own session comes back instead.
+    if (session.value?.impersonation || ending) {
+      void endImpersonation();
+      return;
+    }
     if (session.value) sessionEnded.value = true;
     session.value = null;
   },
 });
+
+/** The end of an impersonation in flight: requests refused meanwhile wait for it, not sign out. */
+let ending: Promise<void> | null = null;
+
+/**
+ * Ends viewing as a member (DELETE /session in an impersonation): the operator's own session
+ * comes back, or the sign-in screen when that ended too. Called once however many ask.
+ */
+export function endImpersonation(): Promise<void> {
+  ending ??= (async () => {
+    let next: TAdminSession | null = null;
+    try {
+      next = await apiOrNoContent('/session', ZAdminSession, { method: 'DELETE', isSessionCall: true });
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+    }
+    sessionEnded.value = next === null;
+    session.value = next;
+  })().finally(() => {
+    // Answers to requests sent before the switch may still arrive refused: let them settle.
+    setTimeout(() => {
+      ending = null;
+    }, 2_000);
+  });
+  return ending;
+}
+
+/** Starts viewing the console as a member of a workspace (platform operators only). */
+export async function startImpersonation(input: TImpersonationStart): Promise<void> {
+  session.value = await api('/platform/impersonation', ZAdminSession, { method: 'POST', body: input });
+}
 
 /** Reads whether setup is needed and, if not, the current session (a 401 means signed out). */
 export async function loadSession(): Promise<void> {

@@ -4,6 +4,8 @@ import { signRequest, UNSTORABLE_TEXT_MESSAGE } from '@service/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { configKeyring } from '../src/security/secret-keyring.js';
+import { SESSION_COOKIE, signIn } from '../src/services/accounts/admin-sessions.js';
 import { seedAgent, seedConversation } from './support/conversations.js';
 import { expectError, expectValidation } from './support/http.js';
 import {
@@ -60,6 +62,7 @@ const NO_TEXT_INPUT = new Set([
   'DELETE /api/v1/admin/llm-key',
   'GET /api/v1/admin/webhooks',
   'GET /api/v1/admin/plan',
+  'GET /api/v1/admin/platform/plans',
   // The billing webhooks' bodies are a provider's signed bytes, verified before they are read
   // (here, with no provider configured, 404); billing-webhooks-paddle.test.ts signs hostile text.
   'POST /api/v1/billing/webhooks/stripe',
@@ -97,6 +100,8 @@ describe('hostile text: NUL, lone surrogates and bad cursors are 404/422, never 
   let t: TestApp;
   let site: Site;
   let widgetToken: string;
+  /** Cookie and CSRF headers of the site owner's session (the first user: a platform operator). */
+  let operatorSession: Record<string, string> = {};
   let operations: Array<{ method: string; path: string; op: z.infer<typeof ZOperation> }>;
 
   /** Sends one request with the credentials its surface needs (a signed body on /api/v1/wp). */
@@ -106,6 +111,9 @@ describe('hostile text: NUL, lone surrogates and bad cursors are 404/422, never 
     const path = url.split('?')[0] ?? url;
     if (path.startsWith('/api/v1/admin/session')) {
       // Unauthenticated on purpose: signing in is the open door.
+    } else if (path.startsWith('/api/v1/admin/platform/')) {
+      // The platform API answers a platform operator's own session only (a token finds 404).
+      Object.assign(headers, operatorSession);
     } else if (path.startsWith('/api/v1/admin/')) {
       Object.assign(headers, site.tenant.auth);
     } else if (path.startsWith(`${WP}/`)) {
@@ -150,6 +158,19 @@ describe('hostile text: NUL, lone surrogates and bad cursors are 404/422, never 
     t = await createTestApp({ env: { ...UNTHROTTLED, WIDGET_RATE_LIMIT_SCALE: '1000' } });
     site = await createSite(t, { is_published: true, allowed_origins: [ORIGIN] });
     widgetToken = (await initSession(t, site.agentId)).token;
+    const signedIn = await signIn({
+      db: t.database.db,
+      input: { email: site.tenant.user.email, password: 'correct horse battery' },
+      bcryptCost: t.config.bcryptCost,
+      keys: configKeyring(t.config),
+      now: t.clock.now(),
+      ip: '127.0.0.1',
+      userAgent: undefined,
+    });
+    operatorSession = {
+      cookie: `${SESSION_COOKIE}=${signedIn.secret}`,
+      'x-csrf-token': signedIn.session.csrf_token,
+    };
     // The token's first call stores its visitor and conversation (even when the call is then
     // refused): make it here, so the row counts below compare only what hostile input could add.
     assert.equal((await send('POST', '/v1/widget/typing', '{"typing":true}')).statusCode < 300, true);

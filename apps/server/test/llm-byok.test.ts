@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ZLlmKey } from '@service/contract';
 import { resolveProvider } from '../src/chat/llm-providers.js';
+import { DATA_COMMANDS } from '../src/cli/commands.js';
 import { LlmError, type LlmProvider } from '../src/llm/llm-provider.js';
+import { createLogger } from '../src/logger.js';
 import { createSecretKeyring } from '../src/security/secret-keyring.js';
 import { activeLlmKey } from '../src/services/accounts/llm-keys.js';
 import { resealSecrets } from '../src/services/sealed-secrets.js';
@@ -126,6 +128,37 @@ describe('BYOK: the workspace model key', () => {
     assert.equal(got.active, false);
     assert.equal(await authorizationSeen(await resolve(acme)), 'Bearer sk-server-key');
     await setByok(acme, true);
+    assert.equal(await authorizationSeen(await resolve(acme)), `Bearer ${OPENAI_KEY}`);
+  });
+
+  test('user:byok EMAIL off (the CLI): the next turn uses the server provider, setting a key is 403; on again restores it', async () => {
+    const run = (state: 'on' | 'off') =>
+      DATA_COMMANDS['user:byok'](
+        { config: t.config, database: t.database, clock: t.clock, log: createLogger('silent') },
+        { email: acme.user.email, state },
+      );
+    assert.equal(await authorizationSeen(await resolve(acme)), `Bearer ${OPENAI_KEY}`);
+    const off = await run('off');
+    assert.deepEqual([off.old, off.new], [true, false]);
+    // The very next turn resolves its provider afresh: the server's key answers.
+    assert.equal(await authorizationSeen(await resolve(acme)), 'Bearer sk-server-key');
+    const refused = expectError(
+      await put(acme, { provider: 'openai', api_key: 'sk-another-key-0000' }),
+      403,
+      'forbidden',
+    );
+    assert.deepEqual(refused.errors, {});
+    // The refused PUT changed nothing: the stored key is still the one set before.
+    const shown = expectData(await t.app.inject({ url: URL_KEY, headers: acme.auth }), 200, ZLlmKey);
+    assert.deepEqual([shown.key_last4, shown.active], ['WXYZ', false]);
+    const audit = (await auditRows(t, acme.workspace.id)).filter(
+      (entry) => entry.action === 'user.byok_changed',
+    );
+    assert.deepEqual(
+      audit.map((entry) => [entry.actor_type, entry.target_id, entry.metadata]),
+      [['cli', acme.user.id, { old: true, new: false }]],
+    );
+    await run('on');
     assert.equal(await authorizationSeen(await resolve(acme)), `Bearer ${OPENAI_KEY}`);
   });
 

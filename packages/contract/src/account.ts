@@ -45,6 +45,9 @@ export const ZAuditLog = z.object({
   target_id: zText().nullable(),
   metadata: z.record(zText(), zStorableJson()),
   request_id: zText().nullable(),
+  on_behalf_of: zText()
+    .nullable()
+    .describe('The member a platform operator was viewing as (the operator is the actor); null otherwise'),
   created_at: zText(),
 });
 export type TAuditLog = z.infer<typeof ZAuditLog>;
@@ -66,12 +69,24 @@ export const ZSessionLogin = z.strictObject({
 });
 export type TSessionLogin = z.infer<typeof ZSessionLogin>;
 
+/** What a session says of the impersonation it is (a platform operator viewing as `user`). */
+export const ZImpersonation = z.object({
+  operator: z.object({ id: zText(), email: zText(), name: zText() }),
+  reason: zText(),
+  started_at: zText(),
+  expires_at: zText(),
+});
+export type TImpersonation = z.infer<typeof ZImpersonation>;
+
 /** An admin session as its owner sees it: who, where, until when, and the CSRF token to send. */
 export const ZAdminSession = z.object({
   user: ZUser,
   workspace: ZWorkspace,
   csrf_token: zText().describe('Send it as the X-CSRF-Token header on every request that changes something'),
   expires_at: zText(),
+  impersonation: ZImpersonation.nullable().describe(
+    'Set while a platform operator views as `user` (the console shows a banner); null otherwise',
+  ),
 });
 export type TAdminSession = z.infer<typeof ZAdminSession>;
 

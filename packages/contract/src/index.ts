@@ -13,6 +13,7 @@ export * from './llm-key.js';
 export * from './origin.js';
 export * from './pagination.js';
 export * from './plan.js';
+export * from './platform.js';
 export * from './playground.js';
 export * from './plugin-routes.js';
 export * from './quality.js';

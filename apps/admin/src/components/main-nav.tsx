@@ -1,7 +1,7 @@
 import type { TargetedKeyboardEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PATHS } from '../paths';
-import { BookIcon, ChatIcon, KeyIcon, MenuIcon, ShieldIcon } from './icons';
+import { BookIcon, ChatIcon, GlobeIcon, KeyIcon, MenuIcon, ShieldIcon } from './icons';
 
 const NAV = [
   { href: PATHS.agents, label: 'Agents', Icon: ChatIcon },
@@ -9,16 +9,20 @@ const NAV = [
   { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon },
   { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon },
 ] as const;
+/** The platform operators' entry (every workspace of the installation). */
+const PLATFORM_ENTRY = { href: PATHS.platform, label: 'Platform', Icon: GlobeIcon } as const;
 
 /**
  * The main navigation. Wide screens show the entries as a column beside the content; narrow
  * ones (CSS, ≤ 720 px) fold them behind a Menu button (a disclosure: `aria-expanded`, Escape
- * closes it and gives the focus back to the button, following a link closes it).
+ * closes it and gives the focus back to the button, following a link closes it). Platform
+ * operators (in their own session) also get the Platform entry.
  */
-export function MainNav(props: { path: string }) {
+export function MainNav(props: { path: string; isOperator?: boolean }) {
   const [isOpen, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
-  const here = NAV.find(({ href }) => props.path.startsWith(href));
+  const entries = props.isOperator ? [...NAV, PLATFORM_ENTRY] : NAV;
+  const here = entries.find(({ href }) => props.path.startsWith(href));
   // A new page closes the menu: the link chosen has done its job.
   useEffect(() => setOpen(false), [props.path]);
   const onKeyDown = (event: TargetedKeyboardEvent<HTMLElement>) => {
@@ -41,7 +45,7 @@ export function MainNav(props: { path: string }) {
         {here ? <span class="nav-here">{here.label}</span> : null}
       </button>
       <ul id="main-nav-list">
-        {NAV.map(({ href, label, Icon }) => (
+        {entries.map(({ href, label, Icon }) => (
           <li key={href}>
             <a
               href={href}

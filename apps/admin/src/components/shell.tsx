@@ -4,6 +4,7 @@ import { useLocation } from 'preact-iso';
 import { PATHS } from '../paths';
 import { session, signOut } from '../session';
 import { ChatIcon, SignOutIcon } from './icons';
+import { ImpersonationBanner } from './impersonation-banner';
 import { MainNav } from './main-nav';
 import { PlanBanner } from './plan-banner';
 import { WorkspaceSwitcher } from './workspace-switcher';
@@ -22,6 +23,7 @@ export function Shell(props: { children: ComponentChildren }) {
       <a class="skip-link" href="#main">
         Skip to content
       </a>
+      <ImpersonationBanner />
       <header class="topbar">
         <a class="brand" href={PATHS.agents}>
           <ChatIcon size={22} />
@@ -30,13 +32,16 @@ export function Shell(props: { children: ComponentChildren }) {
         <WorkspaceSwitcher />
         <div class="topbar-end">
           {current ? <span class="user-email">{current.user.email}</span> : null}
-          <button type="button" class="button ghost" onClick={onSignOut} disabled={isSigningOut}>
-            <SignOutIcon size={18} />
-            <span>Sign out</span>
-          </button>
+          {current?.impersonation ? null : (
+            // While viewing as a member, the banner's End takes the place of signing out.
+            <button type="button" class="button ghost" onClick={onSignOut} disabled={isSigningOut}>
+              <SignOutIcon size={18} />
+              <span>Sign out</span>
+            </button>
+          )}
         </div>
       </header>
-      <MainNav path={path} />
+      <MainNav path={path} isOperator={current?.user.role === 'admin' && !current.impersonation} />
       <main id="main" class="content" tabIndex={-1}>
         <PlanBanner path={path} />
         {props.children}

@@ -10,6 +10,7 @@ import './workspace-switcher.css';
 /**
  * The header's workspace: its name, and for a user in several workspaces a button that lists
  * them and switches the session to another (then the console starts again on its agents list).
+ * A platform operator viewing as a member gets the name only.
  */
 export function WorkspaceSwitcher() {
   const current = session.value;
@@ -49,7 +50,8 @@ export function WorkspaceSwitcher() {
   }, [isOpen]);
 
   if (!current) return null;
-  if (!workspaces || workspaces.length < 2) {
+  // Viewing as a member stays in the one workspace it was opened for: no switch.
+  if (!workspaces || workspaces.length < 2 || current.impersonation) {
     return (
       <span class="workspace" title="Workspace">
         {current.workspace.name}

@@ -23,6 +23,7 @@ import { createApiToken } from '../services/accounts/api-tokens.js';
 import { bootstrap } from '../services/accounts/bootstrap.js';
 import { connectDemoShop } from '../services/ops/demo-seed.js';
 import { PLAN_COMMANDS } from './plan-commands.js';
+import { USER_COMMANDS } from './user-commands.js';
 
 /**
  * What a data command runs against: the store of this process or of the running service.
@@ -124,6 +125,7 @@ export const DATA_COMMANDS = {
     return { tables: await maintainTables({ db: ctx.database.db, all: true }) };
   },
   ...PLAN_COMMANDS,
+  ...USER_COMMANDS,
 } as const;
 
 /** Name of a data command. */

@@ -27,6 +27,13 @@ export function formatResult(command: string, result: unknown, json: boolean): s
       return at('applied') === ''
         ? `Nothing to migrate; database is at ${at('current')}.`
         : `Applied migrations ${at('applied')}; database is at ${at('current')}.`;
+    case 'user:byok':
+    case 'user:platform-admin':
+      return (
+        `${at('email')}: ${command === 'user:byok' ? 'BYOK' : 'platform operator'} ` +
+        `${at('new') === 'true' ? 'on' : 'off'} (was ${at('old') === 'true' ? 'on' : 'off'}); ` +
+        `audited in ${at('audited_in')} workspace(s).`
+      );
     case 'eval':
       return formatEval(result);
     case 'key:rotate':

@@ -14,6 +14,7 @@ import { ControlCommandError, callControlServer } from './control-socket.js';
 import { formatResult } from './format.js';
 import { rotateAppKey } from './key-rotation.js';
 import { resolvePassword } from './read-password.js';
+import { isUserFlagCommand } from './user-commands.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -47,6 +48,14 @@ Commands:
                        Put a workspace on a plan (audited); billing webhooks do this too.
   usage --workspace ID [--json]
                        A workspace's plan, limits, this month's usage and the limits reached.
+  user:byok EMAIL on|off [--json]
+                       Let the user's workspaces use their own model key (BYOK), or stop it: with
+                       it off, answers use the server's model from the next turn and setting a
+                       key is refused. Audited in each of the user's workspaces.
+  user:platform-admin EMAIL on|off [--json]
+                       Make a user a platform operator (the console's Platform page: every
+                       workspace, plan changes, viewing as a member), or stop it. Audited in each
+                       of the user's workspaces. The first user bootstrap creates is one.
   worker               Run a job worker alone (PostgreSQL mode; on the embedded store
                        the worker runs inside npm start).
   key:generate         Print a new APP_KEY value.
@@ -136,6 +145,13 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
     return 1;
   }
   if (command === 'eval') return runEval(config, log, args, json);
+  if (isUserFlagCommand(command)) {
+    if (positionals.length !== 3) {
+      process.stderr.write(`Usage: npm run cli -- ${command} EMAIL on|off [--json]\n`);
+      return 1;
+    }
+    Object.assign(args, { email: positionals[1], state: positionals[2] });
+  }
   const result = await runDataCommand(config, log, command, args);
   process.stdout.write(`${formatResult(command, result, json)}\n`);
   return 0;

@@ -104,6 +104,11 @@ export type AdminSessionsTable = {
   created_at: CreatedAt;
   last_seen_at: UpdatedAt;
   expires_at: Date;
+  /** Set on an impersonation (0023): the platform operator viewing as `user_id`. */
+  impersonator_user_id: string | null;
+  /** The operator's own session, whose secret is re-issued when the impersonation ends (0023). */
+  parent_session_id: string | null;
+  impersonation_reason: string | null;
 };
 
 /** One mail: what it is, to whom, its sealed bodies until sent, and how sending went (0020). */
@@ -147,6 +152,8 @@ export type AuditLogsTable = {
   target_id: string | null;
   metadata: Json<Record<string, unknown>>;
   request_id: string | null;
+  /** The member an impersonating operator acted for (0023); the operator is the actor. */
+  on_behalf_of_user_id: string | null;
   created_at: CreatedAt;
 };
 

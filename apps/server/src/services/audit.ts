@@ -14,20 +14,25 @@ export type AuditEntry = {
   requestId?: string | undefined;
 };
 
-/** Writes an audit record; call it inside the transaction of the change it records. */
+/**
+ * Writes an audit record; call it inside the transaction of the change it records. During an
+ * impersonation the actor is the operator and `on_behalf_of_user_id` the member viewed as.
+ */
 export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
+  const impersonatorId = entry.actor.type === 'user' ? entry.actor.impersonatorId : undefined;
   await db
     .insertInto('audit_logs')
     .values({
       id: newId(),
       workspace_id: entry.workspaceId,
       actor_type: entry.actor.type,
-      actor_id: entry.actor.id,
+      actor_id: impersonatorId ?? entry.actor.id,
       action: entry.action,
       target_type: entry.target?.type ?? null,
       target_id: entry.target?.id ?? null,
       metadata: JSON.stringify(entry.metadata ?? {}),
       request_id: entry.requestId ?? null,
+      on_behalf_of_user_id: impersonatorId ? entry.actor.id : null,
     })
     .execute();
 }
@@ -64,6 +69,7 @@ function toAuditLog(row: AuditLogRow): TAuditLog {
     target_id: row.target_id,
     metadata: row.metadata,
     request_id: row.request_id,
+    on_behalf_of: row.on_behalf_of_user_id,
     created_at: iso(row.created_at),
   };
 }

@@ -5,7 +5,12 @@ import type { DB } from '../db/schema.js';
 /** Who performs an action, for audit records. */
 export type Actor =
   | { type: 'token'; id: string; userId: string | null }
-  | { type: 'user'; id: string }
+  /**
+   * A signed-in user. `impersonatorId` is set while a platform operator views as this user: the
+   * user is who the request acts as (memberships, permissions); audit records name the operator
+   * as actor and this user as on-behalf-of.
+   */
+  | { type: 'user'; id: string; impersonatorId?: string | undefined }
   | { type: 'cli'; id: null }
   | { type: 'system'; id: null };
 

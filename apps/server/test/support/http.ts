@@ -255,6 +255,37 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     expected: 403,
   },
   { method: 'DELETE', url: '/api/v1/admin/llm-key', openapi: '/api/v1/admin/llm-key', expected: 404 },
+  // The platform API is for a platform operator's own session: an API token finds nothing there.
+  {
+    method: 'GET',
+    url: '/api/v1/admin/platform/workspaces',
+    openapi: '/api/v1/admin/platform/workspaces',
+    expected: 404,
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/admin/platform/plans',
+    openapi: '/api/v1/admin/platform/plans',
+    expected: 404,
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/admin/platform/workspaces/01ABC/members',
+    openapi: '/api/v1/admin/platform/workspaces/{id}/members',
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/platform/workspaces/01ABC/plan',
+    openapi: '/api/v1/admin/platform/workspaces/{id}/plan',
+    body: { plan: 'default' },
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/admin/platform/impersonation',
+    openapi: '/api/v1/admin/platform/impersonation',
+    body: { workspace_id: '01ABC', user_id: '01ABC', reason: 'Support ticket 42' },
+    expected: 404,
+  },
 ];
 
 /** Renders any column value as text, so a secret can be searched for in a row. */

@@ -231,6 +231,11 @@ const DOC_SCREENSHOTS = new Set([
   'quality-phone',
   'kb-settings-desktop',
   'kb-settings-phone',
+  'platform-desktop',
+  'platform-phone',
+  'platform-view-as-desktop',
+  'impersonation-desktop',
+  'impersonation-phone',
 ]);
 
 /**

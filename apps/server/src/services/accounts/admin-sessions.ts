@@ -10,6 +10,7 @@ import type { SecretKeyring } from '../../security/secret-keyring.js';
 import { recordAudit } from '../audit.js';
 import { iso } from '../context.js';
 import { findUserByEmail, getUser, getWorkspace } from './accounts.js';
+import { impersonationOf, isImpersonationLive } from './impersonation.js';
 import { checkSecondFactor, type SecondFactor, userRow } from './two-factor.js';
 
 /** The cookie that carries a session's secret (HttpOnly; the browser never shows it to scripts). */
@@ -30,6 +31,8 @@ export type VerifiedSession = {
   workspaceId: string;
   abilities: string[];
   expiresAt: Date;
+  /** The platform operator viewing as `userId` when this session is an impersonation; else null. */
+  impersonatorId: string | null;
 };
 
 /** The CSRF token of a session: an HMAC of a fixed label keyed by the session's secret. */
@@ -139,10 +142,18 @@ export async function verifySession(
       join.onRef('m.workspace_id', '=', 's.workspace_id').onRef('m.user_id', '=', 's.user_id'),
     )
     .select(['s.id', 's.user_id', 's.workspace_id', 's.expires_at', 's.last_seen_at', 'm.role'])
+    .select(['s.impersonator_user_id', 's.parent_session_id'])
     .where('s.secret_hash', '=', sha256Hex(secret))
     .where('s.expires_at', '>', now)
     .executeTakeFirst();
   if (!row) return null;
+  const impersonatorId = row.impersonator_user_id;
+  if (impersonatorId !== null) {
+    const parentSessionId = row.parent_session_id ?? '';
+    if (!(await isImpersonationLive(db, { impersonatorUserId: impersonatorId, parentSessionId }, now))) {
+      return null;
+    }
+  }
   if (now.getTime() - row.last_seen_at.getTime() > SEEN_EVERY_MS) {
     await db.updateTable('admin_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
   }
@@ -152,6 +163,7 @@ export async function verifySession(
     workspaceId: row.workspace_id,
     abilities: ADMIN_ROLES.includes(row.role) ? ['admin'] : [],
     expiresAt: row.expires_at,
+    impersonatorId,
   };
 }
 
@@ -189,6 +201,7 @@ export async function sessionView(
     workspace: await getWorkspace(db, session.workspaceId),
     csrf_token: csrfTokenFor(secret),
     expires_at: iso(session.expiresAt),
+    impersonation: await impersonationOf(db, secret),
   };
 }
 

@@ -24,14 +24,14 @@ export function messageLimitSql(workspaceId: string): RawBuilder<number | null> 
  * service's own (the knowledge base's, a synced site's, pages indexed as visitors browse them)
  * are not counted: the operator's customers do not choose them.
  */
-export function countedSourcesSql(workspaceId: string): RawBuilder<string> {
+export function countedSourcesSql(workspaceId: string | RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`(select count(*)::text from sources s where s.workspace_id = ${workspaceId}
     and s.type in ('url', 'crawl', 'sitemap', 'text', 'sql', 'upload')
     and coalesce(s.config->>'visitor_page', 'false') <> 'true')`;
 }
 
 /** Upload storage of a workspace: the bytes of every uploaded file its sources still hold. */
-export function uploadBytesSql(workspaceId: string): RawBuilder<string> {
+export function uploadBytesSql(workspaceId: string | RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`(select coalesce(sum((s.config->>'size_bytes')::bigint), 0)::text from sources s
     where s.workspace_id = ${workspaceId} and s.type = 'upload')`;
 }

@@ -56,6 +56,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/me',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags: ['admin: account'],
           summary: "Update the caller's profile (name, email); privileged fields are rejected",

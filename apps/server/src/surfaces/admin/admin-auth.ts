@@ -34,6 +34,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Admin routes that fetch, parse or embed: they count against the smaller budget too. */
     expensive?: boolean;
+    /** `'refused'`: a route that reads or sets a secret; 403 to an operator viewing as a member. */
+    impersonation?: 'refused';
   }
 }
 
@@ -57,7 +59,10 @@ export async function authenticateAdmin(
     if (!session.abilities.includes(ability)) throw new AppError('forbidden');
     return {
       workspaceId: session.workspaceId,
-      actor: { type: 'user', id: session.userId },
+      actor:
+        session.impersonatorId === null
+          ? { type: 'user', id: session.userId }
+          : { type: 'user', id: session.userId, impersonatorId: session.impersonatorId },
       abilities: session.abilities,
       sessionId: session.id,
     };
@@ -84,6 +89,18 @@ export async function sessionOfRequest(
   const session = secret ? await verifySession(db, secret, now) : null;
   if (!secret || !session) throw new AppError('unauthenticated');
   return { secret, session };
+}
+
+/** Why a route refuses a platform operator viewing as a member (see {@link refuseImpersonation}). */
+export const IMPERSONATION_REFUSED =
+  'Not while viewing as a member: secrets, their credentials (password, email, two-factor), ' +
+  'sessions, API tokens and model keys stay theirs.';
+
+/** A 403 when the caller is a platform operator viewing as a member (routes that read or set secrets). */
+export function refuseImpersonation(auth: AdminAuth): void {
+  if (auth.actor.type === 'user' && auth.actor.impersonatorId !== undefined) {
+    throw new AppError('forbidden', { message: IMPERSONATION_REFUSED });
+  }
 }
 
 /** A 403 unless the request carries the session's CSRF token in `X-CSRF-Token`. */

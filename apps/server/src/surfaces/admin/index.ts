@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js';
 import type { RateLimits } from '../../http/rate-limit.js';
 import { skipsAuth } from '../../http/route-auth.js';
 import { accountRoutes } from './account.route.js';
-import { type AdminAuth, authenticateAdmin } from './admin-auth.js';
+import { type AdminAuth, authenticateAdmin, refuseImpersonation } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
 import { conversationRoutes } from './conversations.route.js';
 import { correctionRoutes } from './corrections.route.js';
@@ -15,6 +15,7 @@ import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
 import { passwordResetRoutes } from './password-reset.route.js';
 import { planRoutes } from './plan.route.js';
+import { platformRoutes } from './platform.route.js';
 import { playgroundRoutes } from './playground.route.js';
 import { questionRoutes } from './questions.route.js';
 import { searchRoutes } from './search.route.js';
@@ -45,7 +46,9 @@ function credentialKey(auth: AdminAuth): string {
  * with `config.expensive`). The session routes (`/session`) say `auth: 'none'`: signing in is
  * how a browser gets credentials, and they read the cookie themselves; so do the first-run
  * setup routes (`/setup`), whose credential is the setup code, and the password-reset routes
- * (`/password-reset`), whose credential is the mailed token.
+ * (`/password-reset`), whose credential is the mailed token. Routes with
+ * `config.impersonation: 'refused'` (secrets, credentials, tokens, model keys) are 403 to a
+ * platform operator viewing as a member; `/platform` is for operators' own sessions only.
  */
 export function adminSurface(
   deps: AppDeps,
@@ -61,6 +64,8 @@ export function adminSurface(
       const key = credentialKey(auth);
       await limits.admin.consume(key);
       if (request.routeOptions.config.expensive) await limits.adminExpensive.consume(key);
+      // Before the body is read too: a refused route changes nothing and validates nothing.
+      if (request.routeOptions.config.impersonation === 'refused') refuseImpersonation(auth);
       request.adminAuth = auth;
     });
     await app.register(sessionRoutes(deps, limits, { cookiePath: ADMIN_PREFIX }), { prefix: '/session' });
@@ -88,5 +93,6 @@ export function adminSurface(
     await app.register(questionRoutes(deps));
     await app.register(evaluationRoutes(deps));
     await app.register(planRoutes(deps));
+    await app.register(platformRoutes(deps, { cookiePath: ADMIN_PREFIX }), { prefix: '/platform' });
   };
 }

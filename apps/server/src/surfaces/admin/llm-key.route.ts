@@ -16,6 +16,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.put(
       '/llm-key',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary: "Set the workspace's own model key (BYOK)",
@@ -51,6 +52,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/llm-key',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary: "Remove the workspace's model key (answers use the server's model again)",

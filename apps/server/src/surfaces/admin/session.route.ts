@@ -13,6 +13,7 @@ import {
   signIn,
   signOut,
 } from '../../services/accounts/admin-sessions.js';
+import { endImpersonation, impersonationOf } from '../../services/accounts/impersonation.js';
 import { headerOf, requireCsrf, sessionOfRequest } from './admin-auth.js';
 
 const tags = ['admin: session'];
@@ -101,8 +102,13 @@ export function sessionRoutes(
         schema: {
           tags,
           summary: 'Sign out: ends the session and clears its cookie (needs X-CSRF-Token)',
+          description:
+            'In an impersonation (a platform operator viewing as a member, live or past its end) it ' +
+            "ends the impersonation instead and answers 200 with the operator's own session under a " +
+            'new cookie; 204 when that session has ended too.',
           security: sessionSecurity,
           response: {
+            200: dataEnvelope(ZAdminSession).describe("An impersonation ended: the operator's own session"),
             204: z.null().describe('Signed out'),
             401: ZServiceError.describe('Not signed in'),
             403: ZServiceError.describe('Missing or wrong X-CSRF-Token'),
@@ -110,6 +116,30 @@ export function sessionRoutes(
         },
       },
       async (request, reply) => {
+        const cookie = request.cookies[SESSION_COOKIE];
+        if (cookie && (await impersonationOf(deps.database.db, cookie))) {
+          // Viewing as a member (even past its end): back to the operator's own session.
+          requireCsrf(request, cookie);
+          const ended = await endImpersonation({
+            db: deps.database.db,
+            clock: deps.clock,
+            secret: cookie,
+            requestId: request.id,
+          });
+          const restored = ended?.restored;
+          if (restored) {
+            reply.setCookie(SESSION_COOKIE, restored.secret, {
+              ...cookieOptions(request),
+              maxAge: SESSION_LIFETIME_SECONDS,
+            });
+            return reply
+              .status(200)
+              .header('cache-control', 'no-store')
+              .send({ data: await sessionView(deps.database.db, restored.session, restored.secret) });
+          }
+          reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+          return reply.status(204).send(null);
+        }
         const { secret, session } = await sessionOfRequest(deps.database.db, request, now());
         requireCsrf(request, secret);
         await signOut(deps.database.db, session, request.id);

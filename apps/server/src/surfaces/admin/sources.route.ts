@@ -25,7 +25,7 @@ import {
   updateSource,
 } from '../../services/knowledge/sources.js';
 import { testSqlSource } from '../../services/knowledge/sql-test.js';
-import { adminScope } from './admin-auth.js';
+import { adminCaller, adminScope, refuseImpersonation } from './admin-auth.js';
 import { bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
 import { pageBody, pageRequestOf } from './list-page.js';
 
@@ -140,6 +140,8 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
+        // An sql source stores a database password: not for an operator viewing as a member.
+        if (request.body.type === 'sql') refuseImpersonation(adminCaller(request));
         const scope = { ...viewScope(deps, request), queue: deps.queue, appKey: deps.config.appKey };
         const source = await createSource(scope, request.params.id, request.body);
         return reply.status(201).send({ data: source });
@@ -149,7 +151,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/sources/test-sql',
       {
-        config: { expensive: true },
+        config: { impersonation: 'refused', expensive: true },
         schema: {
           tags,
           summary: 'Test an SQL source before adding it: connect, run the query read-only, preview 3 rows',

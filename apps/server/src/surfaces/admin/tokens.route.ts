@@ -36,6 +36,7 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/tokens',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Issue an API token; the plaintext is in this answer only',

@@ -68,6 +68,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/me/two-factor',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Start turning two-factor on: a new secret and its otpauth:// address',
@@ -82,6 +83,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/me/two-factor/confirm',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Turn two-factor on with a first code; answers the recovery codes, this once',
@@ -99,6 +101,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/me/two-factor',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Turn two-factor off; takes a current code or a recovery code',

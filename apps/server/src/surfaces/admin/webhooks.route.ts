@@ -38,6 +38,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/webhooks',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Register a webhook; its signing secret is in this answer only',

@@ -41,6 +41,7 @@ export function workspaceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/account/workspace',
       {
+        config: { impersonation: 'refused' },
         schema: {
           tags,
           summary:
