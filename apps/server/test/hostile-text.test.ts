@@ -60,6 +60,9 @@ const NO_TEXT_INPUT = new Set([
   'DELETE /api/v1/admin/llm-key',
   'GET /api/v1/admin/webhooks',
   'GET /api/v1/admin/plan',
+  'GET /api/v1/admin/members',
+  // Leaving takes no input; the hostile sweep's token is refused (403) before anything is read.
+  'POST /api/v1/admin/members/leave',
   // The billing webhooks' bodies are a provider's signed bytes, verified before they are read
   // (here, with no provider configured, 404); billing-webhooks-paddle.test.ts signs hostile text.
   'POST /api/v1/billing/webhooks/stripe',

@@ -13,6 +13,7 @@ import { kbRoutes } from './kb.route.js';
 import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
+import { memberRoutes } from './members.route.js';
 import { passwordResetRoutes } from './password-reset.route.js';
 import { planRoutes } from './plan.route.js';
 import { playgroundRoutes } from './playground.route.js';
@@ -38,9 +39,10 @@ function credentialKey(auth: AdminAuth): string {
 }
 
 /**
- * The admin API surface, mounted at {@link ADMIN_PREFIX}. Every route needs ability `admin`: an
- * API token with it, or the session cookie of an owner or admin of the workspace (plus
- * X-CSRF-Token on requests that change something), each credential within its per-minute
+ * The admin API surface, mounted at {@link ADMIN_PREFIX}. Every route declares a permission
+ * (`config.permission`, docs/roles.md; one without fails the start): an API token with ability
+ * `admin` has them all but the owners' own, a session cookie those of the user's role in the
+ * workspace (plus X-CSRF-Token on requests that change something), each credential within its per-minute
  * budgets (ADMIN_RATE_LIMIT_PER_MINUTE, and ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE for routes
  * with `config.expensive`). The session routes (`/session`) say `auth: 'none'`: signing in is
  * how a browser gets credentials, and they read the cookie themselves; so do the first-run
@@ -53,10 +55,17 @@ export function adminSurface(
 ) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('adminAuth', null);
+    // A route that forgets its permission fails the server's start, not a request.
+    app.addHook('onRoute', (route) => {
+      if (route.config?.auth === 'none' || route.config?.permission !== undefined) return;
+      throw new Error(`Admin route ${route.method} ${route.url} declares no permission (config.permission)`);
+    });
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
     app.addHook('onRequest', async (request) => {
       if (skipsAuth(request)) return;
-      const auth = await authenticateAdmin(deps.database.db, request, 'admin', deps.clock.now());
+      const { permission } = request.routeOptions.config;
+      if (permission === undefined) throw new Error(`Admin route ${request.url} declares no permission`);
+      const auth = await authenticateAdmin(deps.database.db, request, permission, deps.clock.now());
       // Counted only once the credential is verified: a stranger cannot spend its budget.
       const key = credentialKey(auth);
       await limits.admin.consume(key);
@@ -88,5 +97,6 @@ export function adminSurface(
     await app.register(questionRoutes(deps));
     await app.register(evaluationRoutes(deps));
     await app.register(planRoutes(deps));
+    await app.register(memberRoutes(deps));
   };
 }

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { MEMBERSHIP_ROLES, type TMembershipRole } from './account.js';
+import { zText } from './text.js';
+
+/**
+ * What an admin route needs. Every admin route declares one; the caller's workspace role decides
+ * (see docs/roles.md). An API token with the `admin` ability acts with the rights of `admin`.
+ */
+export const PERMISSIONS = [
+  /** The caller's own profile, two-factor, workspaces and sign-in: every member. */
+  'account.self',
+  /** Read the workspace's agents, knowledge, conversations, leads, questions and plan. */
+  'workspace.read',
+  /** Take over conversations: claim, reply, release. */
+  'conversations.reply',
+  /** Edit knowledge: KB articles, uploads, corrections, questions, golden sets, test answers. */
+  'knowledge.edit',
+  /** Configure the workspace: agents, sources, settings, webhooks, LLM key, API tokens, audit log. */
+  'workspace.configure',
+  /** Members and invites (only an owner touches owners). */
+  'members.manage',
+] as const;
+export const ZPermission = z.enum(PERMISSIONS);
+export type TPermission = z.infer<typeof ZPermission>;
+
+/** The permissions of each workspace role: the roles matrix of docs/roles.md. */
+export const ROLE_PERMISSIONS: Readonly<Record<TMembershipRole, readonly TPermission[]>> = {
+  owner: PERMISSIONS,
+  admin: PERMISSIONS,
+  editor: ['account.self', 'workspace.read', 'conversations.reply', 'knowledge.edit'],
+  viewer: ['account.self', 'workspace.read'],
+};
+
+/** Whether a workspace role has a permission. */
+export function roleCan(role: TMembershipRole, permission: TPermission): boolean {
+  return ROLE_PERMISSIONS[role].includes(permission);
+}
+
+/** The roles a caller of `role` may give (invite as, or change a member to): only an owner makes owners. */
+export function assignableRoles(role: TMembershipRole): TMembershipRole[] {
+  if (role === 'owner') return [...MEMBERSHIP_ROLES];
+  if (roleCan(role, 'members.manage')) return MEMBERSHIP_ROLES.filter((r) => r !== 'owner');
+  return [];
+}
+
+/** A member of the workspace, as `GET /api/v1/admin/members` lists them. */
+export const ZMember = z.object({
+  user_id: zText(),
+  email: zText(),
+  name: zText(),
+  role: z.enum(MEMBERSHIP_ROLES),
+  joined_at: zText().describe('When the user joined the workspace'),
+});
+export type TMember = z.infer<typeof ZMember>;
+
+/** Body of `PATCH /api/v1/admin/members/:id`: the new role, nothing else (unknown keys are rejected). */
+export const ZMemberUpdate = z.strictObject({ role: z.enum(MEMBERSHIP_ROLES) });
+export type TMemberUpdate = z.infer<typeof ZMemberUpdate>;
