@@ -9,6 +9,7 @@ import { conversationRoutes } from './conversations.route.js';
 import { correctionRoutes } from './corrections.route.js';
 import { embedRoutes } from './embed.route.js';
 import { evaluationRoutes } from './evaluations.route.js';
+import { inviteRoutes } from './invites.route.js';
 import { kbRoutes } from './kb.route.js';
 import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
@@ -46,8 +47,9 @@ function credentialKey(auth: AdminAuth): string {
  * budgets (ADMIN_RATE_LIMIT_PER_MINUTE, and ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE for routes
  * with `config.expensive`). The session routes (`/session`) say `auth: 'none'`: signing in is
  * how a browser gets credentials, and they read the cookie themselves; so do the first-run
- * setup routes (`/setup`), whose credential is the setup code, and the password-reset routes
- * (`/password-reset`), whose credential is the mailed token.
+ * setup routes (`/setup`), whose credential is the setup code, the password-reset routes
+ * (`/password-reset`) and the invite accept page's routes (`/invites/inspect`, `/invites/accept`),
+ * whose credential is the mailed token.
  */
 export function adminSurface(
   deps: AppDeps,
@@ -98,5 +100,6 @@ export function adminSurface(
     await app.register(evaluationRoutes(deps));
     await app.register(planRoutes(deps));
     await app.register(memberRoutes(deps));
+    await app.register(inviteRoutes(deps, limits));
   };
 }
