@@ -1,5 +1,12 @@
 import { signal } from '@preact/signals';
-import { type TAdminSession, type TSessionLogin, ZAdminSession, ZSetupStatus } from '@service/contract';
+import {
+  roleCan,
+  type TAdminSession,
+  type TPermission,
+  type TSessionLogin,
+  ZAdminSession,
+  ZSetupStatus,
+} from '@service/contract';
 import { ApiError, api, apiVoid, configureApi } from './api';
 
 /** The signed-in session; null when signed out; undefined until the first check answers. */
@@ -58,4 +65,10 @@ export async function signOut(): Promise<void> {
   }
   signedOut.value = true;
   session.value = null;
+}
+
+/** Whether the signed-in role has a permission (docs/roles.md): the nav and pages hide what it cannot do. */
+export function can(permission: TPermission): boolean {
+  const current = session.value;
+  return current ? roleCan(current.role, permission) : false;
 }

@@ -1,14 +1,18 @@
+import type { TPermission } from '@service/contract';
 import type { TargetedKeyboardEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PATHS } from '../paths';
-import { BookIcon, ChatIcon, KeyIcon, MenuIcon, ShieldIcon } from './icons';
+import { can } from '../session';
+import { BookIcon, ChatIcon, KeyIcon, MenuIcon, ShieldIcon, UsersIcon } from './icons';
 
-const NAV = [
-  { href: PATHS.agents, label: 'Agents', Icon: ChatIcon },
-  { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon },
-  { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon },
-  { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon },
-] as const;
+/** The entries, each with the permission its page needs: a role without it does not see the entry. */
+const NAV: ReadonlyArray<{ href: string; label: string; Icon: typeof ChatIcon; permission: TPermission }> = [
+  { href: PATHS.agents, label: 'Agents', Icon: ChatIcon, permission: 'workspace.read' },
+  { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon, permission: 'workspace.read' },
+  { href: PATHS.members, label: 'Members', Icon: UsersIcon, permission: 'members.manage' },
+  { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon, permission: 'workspace.configure' },
+  { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon, permission: 'account.self' },
+];
 
 /**
  * The main navigation. Wide screens show the entries as a column beside the content; narrow
@@ -18,7 +22,8 @@ const NAV = [
 export function MainNav(props: { path: string }) {
   const [isOpen, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
-  const here = NAV.find(({ href }) => props.path.startsWith(href));
+  const entries = NAV.filter(({ permission }) => can(permission));
+  const here = entries.find(({ href }) => props.path.startsWith(href));
   // A new page closes the menu: the link chosen has done its job.
   useEffect(() => setOpen(false), [props.path]);
   const onKeyDown = (event: TargetedKeyboardEvent<HTMLElement>) => {
@@ -41,7 +46,7 @@ export function MainNav(props: { path: string }) {
         {here ? <span class="nav-here">{here.label}</span> : null}
       </button>
       <ul id="main-nav-list">
-        {NAV.map(({ href, label, Icon }) => (
+        {entries.map(({ href, label, Icon }) => (
           <li key={href}>
             <a
               href={href}
