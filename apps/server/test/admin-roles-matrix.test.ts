@@ -12,7 +12,7 @@ import {
   type TPermission,
 } from '@service/contract';
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
-import { ADMIN_PREFIX } from '../src/surfaces/admin/index.js';
+import { ADMIN_PREFIX, requireDeclaredPermission } from '../src/surfaces/admin/index.js';
 import { signedInMember, signInMember } from './support/members.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
 import { TEST_ENGINE } from './support/test-database.js';
@@ -111,6 +111,19 @@ describe(`roles matrix over every admin route (${TEST_ENGINE})`, () => {
     assert.equal(of(`DELETE ${ADMIN_PREFIX}/tokens/:id`), 'workspace.configure');
     assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/messages`), 'conversations.reply');
     assert.equal(of(`PATCH ${ADMIN_PREFIX}/me`), 'account.self');
+  });
+
+  test('an admin route without a permission stops the start; auth none or a permission passes', () => {
+    assert.throws(
+      () => requireDeclaredPermission({ method: 'GET', url: '/api/v1/admin/forgotten', config: {} }),
+      /GET \/api\/v1\/admin\/forgotten declares no permission/,
+    );
+    assert.throws(
+      () => requireDeclaredPermission({ method: 'POST', url: '/x', config: undefined }),
+      /no permission/,
+    );
+    requireDeclaredPermission({ method: 'GET', url: '/x', config: { auth: 'none' } });
+    requireDeclaredPermission({ method: 'GET', url: '/x', config: { permission: 'workspace.read' } });
   });
 
   for (const role of MEMBERSHIP_ROLES) {

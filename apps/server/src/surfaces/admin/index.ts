@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import type { RateLimits } from '../../http/rate-limit.js';
 import { skipsAuth } from '../../http/route-auth.js';
@@ -34,6 +34,17 @@ import { workspaceRoutes } from './workspaces.route.js';
 /** Where the admin API is mounted; the session cookie is sent to paths under it only. */
 export const ADMIN_PREFIX = '/api/v1/admin';
 
+/**
+ * The admin surface's `onRoute` check: an authenticated admin route without `config.permission`
+ * throws, so the server does not start with a route no role table covers.
+ */
+export function requireDeclaredPermission(route: Pick<RouteOptions, 'method' | 'url' | 'config'>): void {
+  if (route.config?.auth === 'none' || route.config?.permission !== undefined) return;
+  throw new Error(
+    `Admin route ${String(route.method)} ${route.url} declares no permission (config.permission)`,
+  );
+}
+
 /** The rate-limit key of a credential: its id, never its secret. */
 function credentialKey(auth: AdminAuth): string {
   return auth.actor.type === 'token' ? `token:${auth.actor.id}` : `session:${auth.sessionId}`;
@@ -58,10 +69,7 @@ export function adminSurface(
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('adminAuth', null);
     // A route that forgets its permission fails the server's start, not a request.
-    app.addHook('onRoute', (route) => {
-      if (route.config?.auth === 'none' || route.config?.permission !== undefined) return;
-      throw new Error(`Admin route ${route.method} ${route.url} declares no permission (config.permission)`);
-    });
+    app.addHook('onRoute', requireDeclaredPermission);
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
     app.addHook('onRequest', async (request) => {
       if (skipsAuth(request)) return;
