@@ -14,6 +14,8 @@ const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module
 const Knowledge = lazy(() => import('./routes/knowledge').then((module) => module.Knowledge));
 const Playground = lazy(() => import('./routes/playground').then((module) => module.Playground));
 const AgentSettings = lazy(() => import('./routes/agent-settings').then((module) => module.AgentSettings));
+const Members = lazy(() => import('./routes/members').then((module) => module.Members));
+const AcceptInvite = lazy(() => import('./routes/accept-invite').then((module) => module.AcceptInvite));
 const Tokens = lazy(() => import('./routes/tokens').then((module) => module.Tokens));
 const TwoFactor = lazy(() => import('./routes/two-factor').then((module) => module.TwoFactor));
 const Corrections = lazy(() => import('./routes/corrections').then((module) => module.Corrections));
@@ -37,7 +39,12 @@ export function App() {
 
 const PUBLIC_PATHS: readonly string[] = [PATHS.setup, PATHS.signIn, PATHS.forgotPassword];
 /** Screens a signed-out visitor may open besides sign-in (asking for and using a reset link). */
-const SIGNED_OUT_PATHS: readonly string[] = [PATHS.signIn, PATHS.forgotPassword, PATHS.resetPassword];
+const SIGNED_OUT_PATHS: readonly string[] = [
+  PATHS.signIn,
+  PATHS.forgotPassword,
+  PATHS.resetPassword,
+  PATHS.acceptInvite,
+];
 
 function Gate() {
   const location = useLocation();
@@ -83,6 +90,8 @@ function Gate() {
   }
   // A reset link works whether or not this browser is signed in (to this or another account).
   if (location.path === PATHS.resetPassword && !needsSetup.value) return <ResetPassword />;
+  // So does an invite link: a new account is made on the page, an existing one signs in first.
+  if (location.path === PATHS.acceptInvite && !needsSetup.value) return <AcceptInvite />;
   if (needsSetup.value || session.value === null) {
     return (
       <Router>
@@ -104,6 +113,7 @@ function Gate() {
         <Route path={PATHS.questions} component={Questions} />
         <Route path={PATHS.quality} component={Quality} />
         <Route path={PATHS.tokens} component={Tokens} />
+        <Route path={PATHS.members} component={Members} />
         <Route path={PATHS.twoFactor} component={TwoFactor} />
         <Route path={PATHS.kb} component={KbArticles} />
         <Route path={PATHS.kbSettings} component={KbSettings} />

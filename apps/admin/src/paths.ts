@@ -15,6 +15,9 @@ export const PATHS = {
   questions: '/admin/agents/:id/questions',
   quality: '/admin/agents/:id/quality',
   tokens: '/admin/tokens',
+  members: '/admin/members',
+  /** Where the mailed invite link lands (the service's ACCEPT_INVITE_PAGE_PATH; the token is in the fragment). */
+  acceptInvite: '/admin/accept-invite',
   twoFactor: '/admin/account/two-factor',
   kb: '/admin/kb',
   kbSettings: '/admin/kb/settings',

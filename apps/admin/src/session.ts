@@ -1,7 +1,9 @@
 import { signal } from '@preact/signals';
 import {
+  roleCan,
   type TAdminSession,
   type TImpersonationStart,
+  type TPermission,
   type TSessionLogin,
   ZAdminSession,
   ZSetupStatus,
@@ -100,4 +102,10 @@ export async function signOut(): Promise<void> {
   }
   signedOut.value = true;
   session.value = null;
+}
+
+/** Whether the signed-in role has a permission (docs/roles.md): the nav and pages hide what it cannot do. */
+export function can(permission: TPermission): boolean {
+  const current = session.value;
+  return current ? roleCan(current.role, permission) : false;
 }

@@ -263,7 +263,7 @@ describe('admin sessions: password sign-in, HttpOnly cookie and CSRF header', ()
       .execute();
   });
 
-  test('a viewer can sign in but the admin API is 403 for them', async () => {
+  test('a viewer can sign in and read, but changing something is 403 for them', async () => {
     const email = `viewer-${newId().toLowerCase()}@example.com`;
     const viewer = await createUser(
       t.database.db,
@@ -277,8 +277,13 @@ describe('admin sessions: password sign-in, HttpOnly cookie and CSRF header', ()
     const response = await signIn({ email, password: PASSWORD });
     assert.equal(response.statusCode, 200, response.body);
     const secret = response.cookies.find((c) => c.name === SESSION_COOKIE)?.value ?? '';
-    const list = await call('GET', '/api/v1/admin/agents', { cookie: `${SESSION_COOKIE}=${secret}` });
-    assert.equal(list.statusCode, 403);
+    const cookie = `${SESSION_COOKIE}=${secret}`;
+    assert.equal(response.json().data.role, 'viewer');
+    const list = await call('GET', '/api/v1/admin/agents', { cookie });
+    assert.equal(list.statusCode, 200, list.body);
+    const tokens = await call('GET', '/api/v1/admin/tokens', { cookie });
+    assert.equal(tokens.statusCode, 403);
+    assert.equal(tokens.json().code, 'forbidden');
   });
 
   test('a bearer token wins over a cookie, and a bad token is not rescued by a good cookie', async () => {

@@ -89,7 +89,7 @@ describe('admin account workspaces: list and switch', () => {
       [
         ['Alpha home', 'owner', true, true],
         ['Beta second', 'admin', false, true],
-        ['Gamma viewer', 'viewer', false, false],
+        ['Gamma viewer', 'viewer', false, true],
       ],
     );
     // A token a user made lists that user's workspaces, current = the token's.
@@ -98,7 +98,7 @@ describe('admin account workspaces: list and switch', () => {
     assert.equal(byToken.json().data.length, 3);
   });
 
-  test('refused switches change nothing: not a member (404), viewer (403), no CSRF, a bad body', async () => {
+  test('refused switches change nothing: not a member (404), no CSRF, a bad body', async () => {
     const s = await signIn();
     const before = await state();
     const notMember = await switchTo(headers(s), { workspace_id: foreign.workspace.id });
@@ -107,9 +107,6 @@ describe('admin account workspaces: list and switch', () => {
       (await switchTo(headers(s), { workspace_id: '01ZZZZZZZZZZZZZZZZZZZZZZZZ' })).statusCode,
       404,
     );
-    const viewer = await switchTo(headers(s), { workspace_id: viewerOnly.workspace.id });
-    assert.equal(viewer.statusCode, 403, viewer.body);
-    assert.equal(viewer.json().code, 'forbidden');
     const noCsrf = await switchTo({ cookie: s.cookie }, { workspace_id: second.workspace.id });
     assert.equal(noCsrf.statusCode, 403);
     for (const body of [

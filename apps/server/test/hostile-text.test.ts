@@ -63,6 +63,10 @@ const NO_TEXT_INPUT = new Set([
   'GET /api/v1/admin/webhooks',
   'GET /api/v1/admin/plan',
   'GET /api/v1/admin/platform/plans',
+  'GET /api/v1/admin/members',
+  'GET /api/v1/admin/invites',
+  // Leaving takes no input; the hostile sweep's token is refused (403) before anything is read.
+  'POST /api/v1/admin/members/leave',
   // The billing webhooks' bodies are a provider's signed bytes, verified before they are read
   // (here, with no provider configured, 404); billing-webhooks-paddle.test.ts signs hostile text.
   'POST /api/v1/billing/webhooks/stripe',

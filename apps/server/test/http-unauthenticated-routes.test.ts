@@ -21,6 +21,9 @@ const EXPECTED_AUTH_NONE = [
   // Password reset: whoever forgot the password has no credential; the mailed token is the proof.
   'POST /api/v1/admin/password-reset',
   'POST /api/v1/admin/password-reset/confirm',
+  // Accepting a workspace invite: the invited person may have no account yet; the mailed token is the proof.
+  'POST /api/v1/admin/invites/inspect',
+  'POST /api/v1/admin/invites/accept',
   // The console's static files (the app signs in through the session routes) and / redirecting to it.
   'GET /',
   'GET /admin',
@@ -47,6 +50,8 @@ const ADMIN_AUTH_NONE = new Set([
   'POST /api/v1/admin/setup',
   'POST /api/v1/admin/password-reset',
   'POST /api/v1/admin/password-reset/confirm',
+  'POST /api/v1/admin/invites/inspect',
+  'POST /api/v1/admin/invites/accept',
 ]);
 
 type Recorded = { route: string; auth: unknown };

@@ -49,6 +49,9 @@ const SESSION_ROUTES = new Set([
   'POST /api/v1/admin/setup',
   'POST /api/v1/admin/password-reset',
   'POST /api/v1/admin/password-reset/confirm',
+  // The invite accept page's routes: the mailed token is the credential (no bearer, no session needed).
+  'POST /api/v1/admin/invites/inspect',
+  'POST /api/v1/admin/invites/accept',
 ]);
 
 describe('OpenAPI document', () => {

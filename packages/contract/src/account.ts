@@ -82,6 +82,7 @@ export type TImpersonation = z.infer<typeof ZImpersonation>;
 export const ZAdminSession = z.object({
   user: ZUser,
   workspace: ZWorkspace,
+  role: ZMembershipRole.describe("The user's role in the workspace (see docs/roles.md)"),
   csrf_token: zText().describe('Send it as the X-CSRF-Token header on every request that changes something'),
   expires_at: zText(),
   impersonation: ZImpersonation.nullable().describe(
@@ -144,7 +145,9 @@ export type TSetupRequest = z.infer<typeof ZSetupRequest>;
 export const ZWorkspaceMembership = ZWorkspace.extend({
   role: ZMembershipRole,
   current: z.boolean().describe("The session's workspace"),
-  can_switch: z.boolean().describe('The role may use the console (owner or admin)'),
+  can_switch: z
+    .boolean()
+    .describe('The role may use the console (every role may; what it can do there depends on it)'),
 });
 export type TWorkspaceMembership = z.infer<typeof ZWorkspaceMembership>;
 

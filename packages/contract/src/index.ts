@@ -17,6 +17,7 @@ export * from './platform.js';
 export * from './playground.js';
 export * from './plugin-routes.js';
 export * from './quality.js';
+export * from './roles.js';
 export * from './search.js';
 export * from './site.js';
 export * from './source.js';

@@ -1,14 +1,18 @@
+import type { TPermission } from '@service/contract';
 import type { TargetedKeyboardEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PATHS } from '../paths';
-import { BookIcon, ChatIcon, GlobeIcon, KeyIcon, MenuIcon, ShieldIcon } from './icons';
+import { can } from '../session';
+import { BookIcon, ChatIcon, GlobeIcon, KeyIcon, MenuIcon, ShieldIcon, UsersIcon } from './icons';
 
-const NAV = [
-  { href: PATHS.agents, label: 'Agents', Icon: ChatIcon },
-  { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon },
-  { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon },
-  { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon },
-] as const;
+/** The entries, each with the permission its page needs: a role without it does not see the entry. */
+const NAV: ReadonlyArray<{ href: string; label: string; Icon: typeof ChatIcon; permission: TPermission }> = [
+  { href: PATHS.agents, label: 'Agents', Icon: ChatIcon, permission: 'workspace.read' },
+  { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon, permission: 'workspace.read' },
+  { href: PATHS.members, label: 'Members', Icon: UsersIcon, permission: 'members.manage' },
+  { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon, permission: 'workspace.configure' },
+  { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon, permission: 'account.self' },
+];
 /** The platform operators' entry (every workspace of the installation). */
 const PLATFORM_ENTRY = { href: PATHS.platform, label: 'Platform', Icon: GlobeIcon } as const;
 
@@ -21,7 +25,8 @@ const PLATFORM_ENTRY = { href: PATHS.platform, label: 'Platform', Icon: GlobeIco
 export function MainNav(props: { path: string; isOperator?: boolean }) {
   const [isOpen, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
-  const entries = props.isOperator ? [...NAV, PLATFORM_ENTRY] : NAV;
+  const allowed = NAV.filter(({ permission }) => can(permission));
+  const entries = props.isOperator ? [...allowed, PLATFORM_ENTRY] : allowed;
   const here = entries.find(({ href }) => props.path.startsWith(href));
   // A new page closes the menu: the link chosen has done its job.
   useEffect(() => setOpen(false), [props.path]);

@@ -142,6 +142,20 @@ export type PasswordResetTokensTable = {
   used_at: Date | null;
 };
 
+export type WorkspaceInvitesTable = {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: 'owner' | 'admin' | 'editor' | 'viewer';
+  token_hash: string;
+  invited_by_user_id: string | null;
+  created_at: CreatedAt;
+  expires_at: Date;
+  accepted_at: Date | null;
+  accepted_user_id: string | null;
+  revoked_at: Date | null;
+};
+
 export type AuditLogsTable = {
   id: string;
   workspace_id: string;
@@ -296,6 +310,7 @@ export type DB = ConversationTables &
     audit_logs: AuditLogsTable;
     mail_messages: MailMessagesTable;
     password_reset_tokens: PasswordResetTokensTable;
+    workspace_invites: WorkspaceInvitesTable;
     sources: SourcesTable;
     documents: DocumentsTable;
     full_sync_runs: FullSyncRunsTable;

@@ -96,6 +96,74 @@ export function renderPasswordResetMail(options: {
   return { subject: words.subject, text, html };
 }
 
+/** What the invite mail says, per language (`{workspace}`, `{role}`, `{days}`). */
+const INVITE: Record<
+  MailLanguage,
+  { subject: string; intro: string; action: string; expiry: string; ignore: string }
+> = {
+  en: {
+    subject: 'You are invited to {workspace}',
+    intro: 'You are invited to join the workspace {workspace} as {role}.',
+    action: 'Accept the invitation',
+    expiry: 'The link works once, within {days} days.',
+    ignore: 'If you did not expect this, ignore this mail: nothing happens without the link.',
+  },
+  de: {
+    subject: 'Einladung zu {workspace}',
+    intro: 'Sie sind eingeladen, dem Arbeitsbereich {workspace} als {role} beizutreten.',
+    action: 'Einladung annehmen',
+    expiry: 'Der Link funktioniert einmal, innerhalb von {days} Tagen.',
+    ignore: 'Wenn Sie das nicht erwartet haben, ignorieren Sie diese Mail: ohne den Link geschieht nichts.',
+  },
+  fr: {
+    subject: 'Invitation à {workspace}',
+    intro: 'Vous êtes invité à rejoindre l’espace de travail {workspace} en tant que {role}.',
+    action: 'Accepter l’invitation',
+    expiry: 'Le lien fonctionne une seule fois, pendant {days} jours.',
+    ignore: 'Si vous ne l’attendiez pas, ignorez ce message : rien ne se passe sans le lien.',
+  },
+};
+
+/** The invite mail in `language`: the workspace, the role, the accept link and its lifetime. */
+export function renderInviteMail(options: {
+  language: MailLanguage;
+  workspace: string;
+  role: string;
+  link: string;
+  days: number;
+}): RenderedMail {
+  const words = INVITE[options.language];
+  const fill = (text: string) =>
+    text
+      .replace('{workspace}', options.workspace)
+      .replace('{role}', options.role)
+      .replace('{days}', String(options.days));
+  const subject = fill(words.subject);
+  const text = [
+    fill(words.intro),
+    '',
+    `${words.action}:`,
+    options.link,
+    '',
+    fill(words.expiry),
+    words.ignore,
+    '',
+  ].join('\n');
+  const html = [
+    '<!doctype html>',
+    `<html lang="${options.language}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+    '<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1f2328; max-width: 560px; margin: 0 auto; padding: 24px;">',
+    `<p>${escapeHtml(fill(words.intro))}</p>`,
+    `<p><a href="${escapeHtml(options.link)}" style="display: inline-block; padding: 10px 16px; background: #2563eb; color: #ffffff; border-radius: 6px; text-decoration: none;">${escapeHtml(words.action)}</a></p>`,
+    `<p style="word-break: break-all; font-size: 13px; color: #57606a;">${escapeHtml(options.link)}</p>`,
+    `<p>${escapeHtml(fill(words.expiry))}</p>`,
+    `<p style="color: #57606a;">${escapeHtml(words.ignore)}</p>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+  return { subject, text, html };
+}
+
 /** Escapes text for HTML content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
   return text

@@ -29,6 +29,8 @@ export type VerifiedSession = {
   id: string;
   userId: string;
   workspaceId: string;
+  /** The user's role in the workspace: it decides which admin routes the session may use. */
+  role: TMembershipRole;
   abilities: string[];
   expiresAt: Date;
   /** The platform operator viewing as `userId` when this session is an impersonation; else null. */
@@ -161,6 +163,7 @@ export async function verifySession(
     id: row.id,
     userId: row.user_id,
     workspaceId: row.workspace_id,
+    role: row.role,
     abilities: ADMIN_ROLES.includes(row.role) ? ['admin'] : [],
     expiresAt: row.expires_at,
     impersonatorId,
@@ -196,9 +199,16 @@ export async function sessionView(
   session: { userId: string; workspaceId: string; expiresAt: Date },
   secret: string,
 ): Promise<TAdminSession> {
+  const membership = await db
+    .selectFrom('memberships')
+    .select('role')
+    .where('workspace_id', '=', session.workspaceId)
+    .where('user_id', '=', session.userId)
+    .executeTakeFirstOrThrow();
   return {
     user: await getUser(db, session.userId),
     workspace: await getWorkspace(db, session.workspaceId),
+    role: membership.role,
     csrf_token: csrfTokenFor(secret),
     expires_at: iso(session.expiresAt),
     impersonation: await impersonationOf(db, secret),

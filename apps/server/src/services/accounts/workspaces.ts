@@ -1,12 +1,9 @@
-import { type TMembershipRole, type TWorkspaceMembership, ZMembershipRole } from '@service/contract';
+import { roleCan, type TWorkspaceMembership, ZMembershipRole } from '@service/contract';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { DB } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors/app-error.js';
 import { recordAudit } from '../audit.js';
-
-/** Membership roles that may use the console (the sessions of others have no `admin` ability). */
-const CONSOLE_ROLES: readonly TMembershipRole[] = ['owner', 'admin'];
 
 /** The workspaces a user is a member of, by name, marking the one the caller works in now. */
 export async function listUserWorkspaces(options: {
@@ -30,7 +27,7 @@ export async function listUserWorkspaces(options: {
       slug: row.slug,
       role,
       current: row.id === options.currentWorkspaceId,
-      can_switch: CONSOLE_ROLES.includes(role),
+      can_switch: roleCan(role, 'workspace.read'),
     };
   });
 }
@@ -61,9 +58,9 @@ export async function switchSessionWorkspace(options: {
       .executeTakeFirst();
     if (!membership) throw notFound();
     const role = ZMembershipRole.parse(membership.role);
-    if (!CONSOLE_ROLES.includes(role)) {
+    if (!roleCan(role, 'workspace.read')) {
       throw new AppError('forbidden', {
-        message: `Your role in that workspace (${role}) cannot use the console; ask an owner for admin.`,
+        message: `Your role in that workspace (${role}) cannot use the console.`,
       });
     }
     const session = await trx

@@ -30,6 +30,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/me',
       {
+        config: { permission: 'account.self' },
         schema: {
           tags: ['admin: account'],
           summary: 'The caller: user, workspace and token (null for a session)',
@@ -56,7 +57,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/me',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'account.self', impersonation: 'refused' },
         schema: {
           tags: ['admin: account'],
           summary: "Update the caller's profile (name, email); privileged fields are rejected",
@@ -86,6 +87,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/audit-logs',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags: ['admin: account'],
           summary: "The workspace's audit log, newest first",

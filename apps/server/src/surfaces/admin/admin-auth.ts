@@ -1,4 +1,4 @@
-import type { TAbility } from '@service/contract';
+import { roleCan, type TMembershipRole, type TPermission } from '@service/contract';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../app-deps.js';
@@ -20,6 +20,8 @@ export type AdminAuth = {
   workspaceId: string;
   actor: Extract<Actor, { type: 'token' } | { type: 'user' }>;
   abilities: string[];
+  /** The role the caller acts with: the session's membership role; `admin` for a token with that ability. */
+  role: TMembershipRole;
   /** The session's id when signed in with the cookie (rate limits key on it); null for a token. */
   sessionId: string | null;
 };
@@ -36,27 +38,30 @@ declare module 'fastify' {
     expensive?: boolean;
     /** `'refused'`: a route that reads or sets a secret; 403 to an operator viewing as a member. */
     impersonation?: 'refused';
+    /** What an admin route needs (docs/roles.md); every authenticated admin route declares one. */
+    permission?: TPermission;
   }
 }
 
 /**
  * Authenticates an admin request. A bearer token wins when present: missing, unknown or revoked
- * is 401 (no detail), valid without `ability` is 403. Otherwise the session cookie: unknown,
- * expired or of a user no longer in the workspace is 401; a request that changes something must
- * also carry the session's `X-CSRF-Token`, or it is 403 before anything runs. The workspace comes
- * from the token or the session, nothing else.
+ * is 401 (no detail), valid without the `admin` ability is 403; with it, the token acts as an
+ * `admin` of its workspace. Otherwise the session cookie: unknown, expired or of a user no longer
+ * in the workspace is 401; a request that changes something must also carry the session's
+ * `X-CSRF-Token`, or it is 403 before anything runs; a role without the route's `permission` is
+ * 403. The workspace comes from the token or the session, nothing else.
  */
 export async function authenticateAdmin(
   db: Kysely<DB>,
   request: FastifyRequest,
-  ability: TAbility,
+  permission: TPermission,
   now: Date,
 ): Promise<AdminAuth> {
   const plaintext = readBearer(request.headers.authorization, API_TOKEN_MAX_LENGTH);
   if (!plaintext && request.cookies[SESSION_COOKIE] !== undefined) {
     const { secret, session } = await sessionOfRequest(db, request, now);
     if (!SAFE_METHODS.has(request.method)) requireCsrf(request, secret);
-    if (!session.abilities.includes(ability)) throw new AppError('forbidden');
+    if (!roleCan(session.role, permission)) throw roleForbidden(session.role);
     return {
       workspaceId: session.workspaceId,
       actor:
@@ -64,19 +69,26 @@ export async function authenticateAdmin(
           ? { type: 'user', id: session.userId }
           : { type: 'user', id: session.userId, impersonatorId: session.impersonatorId },
       abilities: session.abilities,
+      role: session.role,
       sessionId: session.id,
     };
   }
   const token = plaintext ? await authenticateApiToken(db, plaintext) : null;
   if (!token) throw new AppError('unauthenticated');
-  if (!token.abilities.includes(ability)) throw new AppError('forbidden');
+  if (!token.abilities.includes('admin')) throw new AppError('forbidden');
   await recordTokenUse(db, token, now);
   return {
     workspaceId: token.workspaceId,
     actor: { type: 'token', id: token.id, userId: token.createdByUserId },
     abilities: token.abilities,
+    role: 'admin',
     sessionId: null,
   };
+}
+
+/** The 403 of a role without a route's permission. */
+export function roleForbidden(role: TMembershipRole): AppError {
+  return new AppError('forbidden', { message: `Your role (${role}) can't do this.` });
 }
 
 /** The session the request's cookie names, with its secret; 401 (no detail) when there is none. */

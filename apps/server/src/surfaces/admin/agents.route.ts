@@ -24,6 +24,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'List agents with their knowledge size and last answer, oldest first, a page at a time',
@@ -39,6 +40,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'Create an agent',
@@ -62,6 +64,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'Read an agent',
@@ -76,6 +79,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/agents/:id',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'Update an agent (partial; theme fields merge)',
@@ -97,6 +101,7 @@ export function agentRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/agents/:id',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'Delete an agent and everything it owns',

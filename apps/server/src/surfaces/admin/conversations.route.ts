@@ -41,6 +41,7 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/conversations',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'List conversations, newest first (keyset paging)',
@@ -68,6 +69,7 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/conversations/:id',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'Read a conversation with its messages and answer turns',
@@ -82,6 +84,7 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/conversations/:id/claim',
       {
+        config: { permission: 'conversations.reply' },
         schema: {
           tags,
           summary: 'Claim a conversation for the calling user (the bot falls silent)',
@@ -96,6 +99,7 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/conversations/:id/messages',
       {
+        config: { permission: 'conversations.reply' },
         schema: {
           tags,
           summary: 'Reply as the operator holding the claim',
@@ -117,6 +121,7 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/conversations/:id/release',
       {
+        config: { permission: 'conversations.reply' },
         schema: {
           tags,
           summary: 'Hand a conversation back to the bot',

@@ -38,6 +38,7 @@ export function correctionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id/corrections',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: "List an agent's answer corrections, oldest first, a page at a time",
@@ -56,6 +57,7 @@ export function correctionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/corrections',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags,
           summary: "Save a correction: typed {question, answer}, or {message_id} of a conversation's answer",
@@ -74,7 +76,7 @@ export function correctionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/corrections/test',
       {
-        config: { expensive: true },
+        config: { permission: 'knowledge.edit', expensive: true },
         schema: {
           tags,
           summary: 'Show which correction, or else which chunks, would answer a question, and the scores',
@@ -105,6 +107,7 @@ export function correctionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/agents/:id/corrections/:cid',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags,
           summary: "Edit a correction's question and/or answer",
@@ -123,6 +126,7 @@ export function correctionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/agents/:id/corrections/:cid',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags,
           summary: 'Delete a correction',

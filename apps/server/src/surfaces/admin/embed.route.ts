@@ -18,6 +18,7 @@ export function embedRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id/embed',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags: ['admin: agents'],
           summary: "The agent's embed snippet",

@@ -43,6 +43,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id/golden',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags: goldenTags,
           summary: "List an agent's golden items, a page at a time",
@@ -65,6 +66,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/golden',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags: goldenTags,
           summary: 'Add a golden item: a question and the page(s) that answer it',
@@ -83,6 +85,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/golden/import',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags: goldenTags,
           summary: 'Add a golden item from a resolved question or a correction of the agent',
@@ -101,6 +104,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/agents/:id/golden/:gid',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags: goldenTags,
           summary: "Change a golden item's question, expected pages or note",
@@ -123,6 +127,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/agents/:id/golden/:gid',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags: goldenTags,
           summary: 'Delete a golden item',
@@ -140,7 +145,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/evaluations',
       {
-        config: { expensive: true },
+        config: { permission: 'knowledge.edit', expensive: true },
         schema: {
           tags: evaluationTags,
           summary: "Run the agent's golden set through search (queued; poll the run)",
@@ -162,6 +167,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id/evaluations',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags: evaluationTags,
           summary: "List an agent's evaluation runs (without the per-item lists)",
@@ -184,6 +190,7 @@ export function evaluationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id/evaluations/:rid',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags: evaluationTags,
           summary: 'Read an evaluation run: metrics, ranks, misses and regressions',

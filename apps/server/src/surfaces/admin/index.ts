@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import type { RateLimits } from '../../http/rate-limit.js';
 import { skipsAuth } from '../../http/route-auth.js';
@@ -9,10 +9,12 @@ import { conversationRoutes } from './conversations.route.js';
 import { correctionRoutes } from './corrections.route.js';
 import { embedRoutes } from './embed.route.js';
 import { evaluationRoutes } from './evaluations.route.js';
+import { inviteRoutes } from './invites.route.js';
 import { kbRoutes } from './kb.route.js';
 import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
+import { memberRoutes } from './members.route.js';
 import { passwordResetRoutes } from './password-reset.route.js';
 import { planRoutes } from './plan.route.js';
 import { platformRoutes } from './platform.route.js';
@@ -33,22 +35,35 @@ import { workspaceRoutes } from './workspaces.route.js';
 /** Where the admin API is mounted; the session cookie is sent to paths under it only. */
 export const ADMIN_PREFIX = '/api/v1/admin';
 
+/**
+ * The admin surface's `onRoute` check: an authenticated admin route without `config.permission`
+ * throws, so the server does not start with a route no role table covers.
+ */
+export function requireDeclaredPermission(route: Pick<RouteOptions, 'method' | 'url' | 'config'>): void {
+  if (route.config?.auth === 'none' || route.config?.permission !== undefined) return;
+  throw new Error(
+    `Admin route ${String(route.method)} ${route.url} declares no permission (config.permission)`,
+  );
+}
+
 /** The rate-limit key of a credential: its id, never its secret. */
 function credentialKey(auth: AdminAuth): string {
   return auth.actor.type === 'token' ? `token:${auth.actor.id}` : `session:${auth.sessionId}`;
 }
 
 /**
- * The admin API surface, mounted at {@link ADMIN_PREFIX}. Every route needs ability `admin`: an
- * API token with it, or the session cookie of an owner or admin of the workspace (plus
- * X-CSRF-Token on requests that change something), each credential within its per-minute
+ * The admin API surface, mounted at {@link ADMIN_PREFIX}. Every route declares a permission
+ * (`config.permission`, docs/roles.md; one without fails the start): an API token with ability
+ * `admin` has them all but the owners' own, a session cookie those of the user's role in the
+ * workspace (plus X-CSRF-Token on requests that change something), each credential within its per-minute
  * budgets (ADMIN_RATE_LIMIT_PER_MINUTE, and ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE for routes
  * with `config.expensive`). The session routes (`/session`) say `auth: 'none'`: signing in is
  * how a browser gets credentials, and they read the cookie themselves; so do the first-run
- * setup routes (`/setup`), whose credential is the setup code, and the password-reset routes
- * (`/password-reset`), whose credential is the mailed token. Routes with
- * `config.impersonation: 'refused'` (secrets, credentials, tokens, model keys) are 403 to a
- * platform operator viewing as a member; `/platform` is for operators' own sessions only.
+ * setup routes (`/setup`), whose credential is the setup code, the password-reset routes
+ * (`/password-reset`) and the invite accept page's routes (`/invites/inspect`, `/invites/accept`),
+ * whose credential is the mailed token. Routes with `config.impersonation: 'refused'` (secrets,
+ * credentials, tokens, model keys) are 403 to a platform operator viewing as a member;
+ * `/platform` is for operators' own sessions only.
  */
 export function adminSurface(
   deps: AppDeps,
@@ -56,10 +71,14 @@ export function adminSurface(
 ) {
   return async (app: FastifyInstance): Promise<void> => {
     app.decorateRequest('adminAuth', null);
+    // A route that forgets its permission fails the server's start, not a request.
+    app.addHook('onRoute', requireDeclaredPermission);
     // onRequest runs before the body is read: an unauthenticated caller gets 401, not a parse error.
     app.addHook('onRequest', async (request) => {
       if (skipsAuth(request)) return;
-      const auth = await authenticateAdmin(deps.database.db, request, 'admin', deps.clock.now());
+      const { permission } = request.routeOptions.config;
+      if (permission === undefined) throw new Error(`Admin route ${request.url} declares no permission`);
+      const auth = await authenticateAdmin(deps.database.db, request, permission, deps.clock.now());
       // Counted only once the credential is verified: a stranger cannot spend its budget.
       const key = credentialKey(auth);
       await limits.admin.consume(key);
@@ -94,5 +113,7 @@ export function adminSurface(
     await app.register(evaluationRoutes(deps));
     await app.register(planRoutes(deps));
     await app.register(platformRoutes(deps, { cookiePath: ADMIN_PREFIX }), { prefix: '/platform' });
+    await app.register(memberRoutes(deps));
+    await app.register(inviteRoutes(deps, limits));
   };
 }

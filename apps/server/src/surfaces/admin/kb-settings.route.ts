@@ -17,6 +17,7 @@ export function kbSettingsRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/kb/settings',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: "The public knowledge base's title, logo, colour and embedded widget",
@@ -30,6 +31,7 @@ export function kbSettingsRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/kb/settings',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: "Change the public knowledge base's settings (partial; null clears a field)",

@@ -40,6 +40,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/kb/articles',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'List knowledge-base articles (drafts included), oldest first, a page at a time',
@@ -55,6 +56,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/kb/articles',
       {
+        config: { permission: 'knowledge.edit' },
         bodyLimit: KB_ARTICLE_BODY_LIMIT,
         schema: {
           tags,
@@ -73,6 +75,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/kb/preview',
       {
+        config: { permission: 'knowledge.edit' },
         bodyLimit: KB_ARTICLE_BODY_LIMIT,
         schema: {
           tags,
@@ -92,6 +95,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/kb/articles/:id',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'Read a knowledge-base article',
@@ -108,6 +112,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/kb/articles/:id',
       {
+        config: { permission: 'knowledge.edit' },
         bodyLimit: KB_ARTICLE_BODY_LIMIT,
         schema: {
           tags,
@@ -130,6 +135,7 @@ export function kbRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/kb/articles/:id',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags,
           summary: 'Delete a knowledge-base article',

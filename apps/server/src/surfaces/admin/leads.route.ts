@@ -11,6 +11,7 @@ export function leadRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/leads',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags: ['admin: leads'],
           summary: 'List captured leads, newest first (keyset paging)',

@@ -16,7 +16,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.put(
       '/llm-key',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'workspace.configure', impersonation: 'refused' },
         schema: {
           tags,
           summary: "Set the workspace's own model key (BYOK)",
@@ -39,6 +39,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/llm-key',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: "Show the workspace's model key: provider, model, last four characters, whether active",
@@ -52,7 +53,7 @@ export function llmKeyRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/llm-key',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'workspace.configure', impersonation: 'refused' },
         schema: {
           tags,
           summary: "Remove the workspace's model key (answers use the server's model again)",

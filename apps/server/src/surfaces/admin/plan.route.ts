@@ -13,6 +13,7 @@ export function planRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/plan',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: "The workspace's plan, its limits, this month's usage and the limits reached",

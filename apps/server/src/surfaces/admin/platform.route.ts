@@ -78,6 +78,8 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
     app.get(
       '/workspaces',
       {
+        // Any role may ask: whether the caller is an operator is checked next (404 otherwise).
+        config: { permission: 'account.self' },
         schema: {
           tags,
           summary: 'Every workspace, newest first: plan, usage summary, member count (operators only)',
@@ -99,6 +101,8 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
     app.get(
       '/plans',
       {
+        // Any role may ask: whether the caller is an operator is checked next (404 otherwise).
+        config: { permission: 'account.self' },
         schema: {
           tags,
           summary: 'The plans a workspace can be put on, by key (operators only; plan:set makes them)',
@@ -114,6 +118,8 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
     app.get(
       '/workspaces/:id/members',
       {
+        // Any role may ask: whether the caller is an operator is checked next (404 otherwise).
+        config: { permission: 'account.self' },
         schema: {
           tags,
           summary: "A workspace's members, to choose whom to view as (operators only)",
@@ -130,6 +136,8 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
     app.post(
       '/workspaces/:id/plan',
       {
+        // Any role may ask: whether the caller is an operator is checked next (404 otherwise).
+        config: { permission: 'account.self' },
         schema: {
           tags,
           summary: 'Put a workspace on a plan (operators only; audited in that workspace)',
@@ -160,6 +168,8 @@ export function platformRoutes(deps: AppDeps, options: { cookiePath: string }): 
     app.post(
       '/impersonation',
       {
+        // Any role may ask: whether the caller is an operator is checked next (404 otherwise).
+        config: { permission: 'account.self' },
         schema: {
           tags,
           summary: 'View as a member of a workspace for 30 minutes (operators only; audited)',

@@ -19,7 +19,7 @@ export function playgroundRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/playground',
       {
-        config: { expensive: true },
+        config: { permission: 'knowledge.edit', expensive: true },
         schema: {
           tags,
           summary: 'Ask the agent as a visitor would (server-sent events, nothing stored)',

@@ -36,6 +36,7 @@ export function questionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id/questions',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: "List an agent's unanswered and down-rated questions, with counts per status and reason",
@@ -56,6 +57,7 @@ export function questionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/questions/:qid/correction',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags,
           summary: 'Turn an open question into a correction (its question, the given answer) and resolve it',
@@ -75,6 +77,7 @@ export function questionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/questions/:qid/kb-article',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags,
           summary: 'Turn an open question into a published KB article and resolve it',
@@ -100,6 +103,7 @@ export function questionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/questions/:qid/resolve',
       {
+        config: { permission: 'knowledge.edit' },
         schema: {
           tags,
           summary: 'Resolve an open question without a correction or article (dismissed)',

@@ -13,7 +13,7 @@ export function searchRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/search',
       {
-        config: { expensive: true },
+        config: { permission: 'workspace.read', expensive: true },
         schema: {
           tags,
           summary: "Search an agent's indexed knowledge",

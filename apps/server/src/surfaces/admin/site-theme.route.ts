@@ -15,7 +15,7 @@ export function siteThemeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/theme/from-site',
       {
-        config: { expensive: true },
+        config: { permission: 'workspace.configure', expensive: true },
         schema: {
           tags: ['admin: agents'],
           summary: "Suggest the agent's colours from its site's theme colour",

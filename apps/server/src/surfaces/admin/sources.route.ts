@@ -42,6 +42,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/agents/:id/sources',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: "List an agent's knowledge sources, oldest first, a page at a time",
@@ -64,6 +65,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/sources/:id',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'Read a source',
@@ -80,6 +82,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/sources/:id/failures',
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags,
           summary: 'List the pages the last fetch of a source could not store, a page at a time',
@@ -105,6 +108,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.patch(
       '/sources/:id',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: "Change a synced site's plugin_base",
@@ -122,7 +126,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/sources',
       {
-        config: { expensive: true },
+        config: { permission: 'workspace.configure', expensive: true },
         bodyLimit: SOURCE_CREATE_BODY_LIMIT,
         schema: {
           tags,
@@ -151,7 +155,11 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/sources/test-sql',
       {
-        config: { impersonation: 'refused', expensive: true },
+        config: {
+          permission: 'workspace.configure',
+          expensive: true,
+          impersonation: 'refused',
+        },
         schema: {
           tags,
           summary: 'Test an SQL source before adding it: connect, run the query read-only, preview 3 rows',
@@ -176,6 +184,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/sources/:id',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'Delete a source with its documents and chunks',
@@ -193,7 +202,7 @@ export function sourceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/sources/:id/reindex',
       {
-        config: { expensive: true },
+        config: { permission: 'workspace.configure', expensive: true },
         schema: {
           tags,
           summary: 'Re-fetch and re-index what changed',

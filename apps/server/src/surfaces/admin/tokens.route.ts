@@ -21,6 +21,7 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/tokens',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'List API tokens, oldest first, a page at a time (never the plaintext)',
@@ -36,7 +37,7 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/tokens',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'workspace.configure', impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Issue an API token; the plaintext is in this answer only',
@@ -54,6 +55,7 @@ export function tokenRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/tokens/:id',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'Revoke an API token',

@@ -52,6 +52,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/me/two-factor',
       {
+        config: { permission: 'account.self' },
         schema: {
           tags,
           summary: 'Whether two-factor sign-in is on for the caller',
@@ -68,7 +69,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/me/two-factor',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'account.self', impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Start turning two-factor on: a new secret and its otpauth:// address',
@@ -83,7 +84,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/me/two-factor/confirm',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'account.self', impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Turn two-factor on with a first code; answers the recovery codes, this once',
@@ -101,7 +102,7 @@ export function twoFactorRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/me/two-factor',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'account.self', impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Turn two-factor off; takes a current code or a recovery code',

@@ -119,7 +119,7 @@ export function uploadRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/agents/:id/uploads',
       {
-        config: { expensive: true },
+        config: { permission: 'knowledge.edit', expensive: true },
         schema: {
           tags,
           summary: 'Upload files as knowledge sources of an agent',

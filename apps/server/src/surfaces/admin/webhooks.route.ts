@@ -25,6 +25,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/webhooks',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: "List the workspace's webhooks (never their secrets)",
@@ -38,7 +39,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/webhooks',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'workspace.configure', impersonation: 'refused' },
         schema: {
           tags,
           summary: 'Register a webhook; its signing secret is in this answer only',
@@ -64,6 +65,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.delete(
       '/webhooks/:id',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'Delete a webhook and its delivery log',
@@ -81,6 +83,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/webhooks/:id/deliveries',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: "A webhook's deliveries, newest first",
@@ -105,6 +108,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/webhooks/deliveries/:id/redeliver',
       {
+        config: { permission: 'workspace.configure' },
         schema: {
           tags,
           summary: 'Send a delivery again (same id and body, fresh retries)',

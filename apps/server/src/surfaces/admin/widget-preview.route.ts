@@ -53,6 +53,7 @@ export function widgetPreviewRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       WIDGET_PREVIEW_PATH,
       {
+        config: { permission: 'workspace.read' },
         schema: {
           tags: ['admin: agents'],
           summary: 'The widget preview page the console frames (HTML)',

@@ -21,6 +21,7 @@ export function workspaceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get(
       '/account/workspaces',
       {
+        config: { permission: 'account.self' },
         schema: {
           tags,
           summary: "The workspaces of the user the caller acts for, by name, marking the caller's",
@@ -41,7 +42,7 @@ export function workspaceRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/account/workspace',
       {
-        config: { impersonation: 'refused' },
+        config: { permission: 'account.self', impersonation: 'refused' },
         schema: {
           tags,
           summary:
