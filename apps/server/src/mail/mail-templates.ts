@@ -71,29 +71,14 @@ export function renderPasswordResetMail(options: {
   const words = PASSWORD_RESET[options.language];
   const fill = (text: string) =>
     text.replace('{email}', options.email).replace('{minutes}', String(options.minutes));
-  const text = [
-    fill(words.intro),
-    '',
-    `${words.action}:`,
-    options.link,
-    '',
-    fill(words.expiry),
-    words.ignore,
-    '',
-  ].join('\n');
-  const html = [
-    '<!doctype html>',
-    `<html lang="${options.language}"><head><meta charset="utf-8"><title>${escapeHtml(words.subject)}</title></head>`,
-    '<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1f2328; max-width: 560px; margin: 0 auto; padding: 24px;">',
-    `<p>${escapeHtml(fill(words.intro))}</p>`,
-    `<p><a href="${escapeHtml(options.link)}" style="display: inline-block; padding: 10px 16px; background: #2563eb; color: #ffffff; border-radius: 6px; text-decoration: none;">${escapeHtml(words.action)}</a></p>`,
-    `<p style="word-break: break-all; font-size: 13px; color: #57606a;">${escapeHtml(options.link)}</p>`,
-    `<p>${escapeHtml(fill(words.expiry))}</p>`,
-    `<p style="color: #57606a;">${escapeHtml(words.ignore)}</p>`,
-    '</body></html>',
-    '',
-  ].join('\n');
-  return { subject: words.subject, text, html };
+  return renderActionMail(options.language, {
+    subject: words.subject,
+    intro: fill(words.intro),
+    action: words.action,
+    link: options.link,
+    expiry: fill(words.expiry),
+    ignore: words.ignore,
+  });
 }
 
 /** What the invite mail says, per language (`{workspace}`, `{role}`, `{days}`). */
@@ -138,30 +123,40 @@ export function renderInviteMail(options: {
       .replace('{workspace}', options.workspace)
       .replace('{role}', options.role)
       .replace('{days}', String(options.days));
-  const subject = fill(words.subject);
-  const text = [
-    fill(words.intro),
-    '',
-    `${words.action}:`,
-    options.link,
-    '',
-    fill(words.expiry),
-    words.ignore,
-    '',
-  ].join('\n');
+  return renderActionMail(options.language, {
+    subject: fill(words.subject),
+    intro: fill(words.intro),
+    action: words.action,
+    link: options.link,
+    expiry: fill(words.expiry),
+    ignore: words.ignore,
+  });
+}
+
+/**
+ * A mail that asks for one action through a link, as plain text and simple HTML: what it is
+ * about, the link (a button and written out), how long it works, and what to do if unexpected.
+ */
+function renderActionMail(
+  language: MailLanguage,
+  parts: { subject: string; intro: string; action: string; link: string; expiry: string; ignore: string },
+): RenderedMail {
+  const text = [parts.intro, '', `${parts.action}:`, parts.link, '', parts.expiry, parts.ignore, ''].join(
+    '\n',
+  );
   const html = [
     '<!doctype html>',
-    `<html lang="${options.language}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+    `<html lang="${language}"><head><meta charset="utf-8"><title>${escapeHtml(parts.subject)}</title></head>`,
     '<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1f2328; max-width: 560px; margin: 0 auto; padding: 24px;">',
-    `<p>${escapeHtml(fill(words.intro))}</p>`,
-    `<p><a href="${escapeHtml(options.link)}" style="display: inline-block; padding: 10px 16px; background: #2563eb; color: #ffffff; border-radius: 6px; text-decoration: none;">${escapeHtml(words.action)}</a></p>`,
-    `<p style="word-break: break-all; font-size: 13px; color: #57606a;">${escapeHtml(options.link)}</p>`,
-    `<p>${escapeHtml(fill(words.expiry))}</p>`,
-    `<p style="color: #57606a;">${escapeHtml(words.ignore)}</p>`,
+    `<p>${escapeHtml(parts.intro)}</p>`,
+    `<p><a href="${escapeHtml(parts.link)}" style="display: inline-block; padding: 10px 16px; background: #2563eb; color: #ffffff; border-radius: 6px; text-decoration: none;">${escapeHtml(parts.action)}</a></p>`,
+    `<p style="word-break: break-all; font-size: 13px; color: #57606a;">${escapeHtml(parts.link)}</p>`,
+    `<p>${escapeHtml(parts.expiry)}</p>`,
+    `<p style="color: #57606a;">${escapeHtml(parts.ignore)}</p>`,
     '</body></html>',
     '',
   ].join('\n');
-  return { subject, text, html };
+  return { subject: parts.subject, text, html };
 }
 
 /** Escapes text for HTML content and double-quoted attributes. */
