@@ -6,6 +6,7 @@ import { LoadMore } from '../components/load-more';
 import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
 import { agentSettingsPath, knowledgePath, PATHS } from '../paths';
+import { can } from '../session';
 import './agents.css';
 
 /** The workspace's agents: published or not, where the widget may load, how much it knows. */
@@ -17,12 +18,13 @@ export function Agents() {
     void reload();
   }, [reload]);
   const agents = list.items;
+  const canConfigure = can('workspace.configure');
 
   return (
     <section class="page" aria-labelledby="agents-title">
       <div class="page-head">
         <h1 id="agents-title">Agents</h1>
-        {agents && agents.length > 0 ? (
+        {agents && agents.length > 0 && canConfigure ? (
           <a class="button primary" href={PATHS.newAgent}>
             <PlusIcon size={18} />
             <span>New agent</span>
@@ -37,12 +39,16 @@ export function Agents() {
             your site’s address (it can read your pages from there), pick its colours, and paste one line of
             code on your site.
           </p>
-          <div class="actions">
-            <a class="button primary" href={PATHS.newAgent}>
-              <PlusIcon size={18} />
-              <span>Create your first agent</span>
-            </a>
-          </div>
+          {canConfigure ? (
+            <div class="actions">
+              <a class="button primary" href={PATHS.newAgent}>
+                <PlusIcon size={18} />
+                <span>Create your first agent</span>
+              </a>
+            </div>
+          ) : (
+            <p class="muted">An owner or admin of this workspace creates them; they will show here.</p>
+          )}
         </div>
       ) : null}
       {agents === null && list.error === null ? (
@@ -58,6 +64,7 @@ export function Agents() {
 }
 
 function AgentList(props: { agents: TAgentListItem[] }) {
+  const canConfigure = can('workspace.configure');
   return (
     <ul class="agent-list" aria-label="Agents">
       {props.agents.map((agent) => (
@@ -101,11 +108,13 @@ function AgentList(props: { agents: TAgentListItem[] }) {
               <span>Manage knowledge</span>
               <span class="sr-only"> of {agent.name}</span>
             </a>
-            <a class="button ghost" href={agentSettingsPath(agent.id)}>
-              <SlidersIcon size={18} />
-              <span>Settings</span>
-              <span class="sr-only"> of {agent.name}</span>
-            </a>
+            {canConfigure ? (
+              <a class="button ghost" href={agentSettingsPath(agent.id)}>
+                <SlidersIcon size={18} />
+                <span>Settings</span>
+                <span class="sr-only"> of {agent.name}</span>
+              </a>
+            ) : null}
           </div>
         </li>
       ))}

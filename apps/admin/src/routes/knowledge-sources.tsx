@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiVoid } from '../api';
 import { FormMessage } from '../components/field';
 import { AlertIcon, RefreshIcon, TrashIcon } from '../components/icons';
+import { can } from '../session';
 import { BUSY, extentOf, messageOf, plural } from './knowledge-shared';
 
 const STATUS_LABEL: Record<string, string> = {
@@ -65,8 +66,9 @@ export function SourceTable(props: {
       <div class="card empty-sources">
         <h2>No knowledge yet</h2>
         <p class="muted">
-          Add your site below (crawl it, or give its sitemap), a single page or some text, or drop files such
-          as a price list or your returns policy. The agent answers only from what is here.
+          {can('workspace.configure')
+            ? 'Add your site below (crawl it, or give its sitemap), a single page or some text, or drop files such as a price list or your returns policy. The agent answers only from what is here.'
+            : 'The agent answers only from what is here. An owner or admin of this workspace adds its sources.'}
         </p>
       </div>
     );
@@ -126,7 +128,9 @@ function SourceRow(props: {
 }) {
   const { source } = props;
   const { progress } = source;
-  const canReindex = source.type !== 'site' && source.type !== 'products';
+  // Re-indexing and deleting a source change the agent's configuration (docs/roles.md).
+  const canChange = can('workspace.configure');
+  const canReindex = canChange && source.type !== 'site' && source.type !== 'products';
   const run = progress.last_run;
   const fetched = ['crawl', 'sitemap', 'url', 'sql'].includes(source.type);
   const uploadMeta = source.type === 'upload' ? ZUploadMetadata.partial().safeParse(source.config) : null;
@@ -201,11 +205,13 @@ function SourceRow(props: {
             <span class="sr-only"> {source.name}</span>
           </button>
         ) : null}
-        <button type="button" class="button ghost small danger" onClick={props.onDelete}>
-          <TrashIcon size={16} />
-          <span>Delete</span>
-          <span class="sr-only"> {source.name}</span>
-        </button>
+        {canChange ? (
+          <button type="button" class="button ghost small danger" onClick={props.onDelete}>
+            <TrashIcon size={16} />
+            <span>Delete</span>
+            <span class="sr-only"> {source.name}</span>
+          </button>
+        ) : null}
       </td>
     </tr>
   );

@@ -11,6 +11,7 @@ import { BUSY, messageOf, POLL_MS } from './knowledge-shared';
 import { SourceTable } from './knowledge-sources';
 import { Uploads } from './knowledge-uploads';
 import './knowledge.css';
+import { can } from '../session';
 
 /** An agent's knowledge: its sources with live progress, adding one, uploads, re-index and delete. */
 export function Knowledge() {
@@ -52,8 +53,9 @@ export function Knowledge() {
       {list.error ? <FormMessage kind="error">{list.error}</FormMessage> : null}
       <SourceTable sources={sources} onChanged={loadSources} onUpdated={list.replace} />
       <LoadMore list={list} noun="sources" />
-      <AddSource base={base} onAdded={loadSources} />
-      <Uploads base={base} sources={sources} onUploaded={loadSources} />
+      {/* Adding a source configures the agent; uploading is knowledge editing (docs/roles.md). */}
+      {can('workspace.configure') ? <AddSource base={base} onAdded={loadSources} /> : null}
+      {can('knowledge.edit') ? <Uploads base={base} sources={sources} onUploaded={loadSources} /> : null}
     </section>
   );
 }

@@ -7,6 +7,7 @@ import { seedTenant, type Tenant } from '../../../server/test/support/test-app.j
 import {
   type ConsoleService,
   checkScreen,
+  createAgentAs,
   launchBrowser,
   signIn,
   startConsoleService,
@@ -33,6 +34,7 @@ describe('admin console: members and invites', () => {
     tenant = await seedTenant(service.t, 'Acme Members');
     editor = await addRoleMember(service.t, tenant, 'editor');
     viewer = await addRoleMember(service.t, tenant, 'viewer');
+    await createAgentAs(service.t, tenant, 'Viewer-visible helper');
   });
   after(async () => {
     await browser?.close();
@@ -111,6 +113,21 @@ describe('admin console: members and invites', () => {
         await nav.getByRole('link', { name: 'Agents' }).waitFor();
         assert.equal(await nav.getByRole('link', { name: 'Members' }).count(), 0);
         assert.equal(await nav.getByRole('link', { name: 'API tokens' }).count(), 0);
+        // The agents list offers what a viewer can open, not what only an admin can do.
+        const agent = page.getByRole('listitem').filter({ hasText: 'Viewer-visible helper' });
+        await agent.getByRole('link', { name: /Manage knowledge/ }).waitFor();
+        assert.equal(await page.getByRole('link', { name: 'New agent' }).count(), 0);
+        assert.equal(await agent.getByRole('link', { name: /Settings/ }).count(), 0);
+        await agent.getByRole('link', { name: /Manage knowledge/ }).click();
+        const tabs = page.getByRole('navigation', { name: 'Agent' });
+        await tabs.getByRole('link', { name: 'Questions' }).waitFor();
+        assert.equal(await tabs.getByRole('link', { name: 'Playground' }).count(), 0);
+        assert.equal(await tabs.getByRole('link', { name: 'Settings' }).count(), 0);
+        // Knowledge is read, not changed: no form to add a source, no uploads.
+        await page.getByText('An owner or admin of this workspace adds its sources.').waitFor();
+        assert.equal(await page.getByRole('heading', { name: 'Add a source' }).count(), 0);
+        assert.equal(await page.getByRole('heading', { name: 'Upload files' }).count(), 0);
+        await checkScreen(page, 'viewer-knowledge');
         await page.goto(`${service.base}/admin/tokens`);
         await page.getByText("Your role (viewer) can't do this.").waitFor();
         await page.goto(`${service.base}/admin/members`);
