@@ -22,6 +22,7 @@ import { countText } from './quality-shared';
 import { useAgent } from './use-agent';
 import './access.css';
 import './quality.css';
+import { can } from '../session';
 
 const SOURCE_TEXT: Record<TCorrection['source'], string> = {
   typed: 'Typed here',
@@ -68,7 +69,7 @@ export function Corrections() {
         <h1 id="corrections-title" ref={title} tabIndex={-1}>
           Corrections
         </h1>
-        {isCreating ? null : (
+        {isCreating || !can('knowledge.edit') ? null : (
           <button type="button" class="button primary" onClick={() => setCreating(true)}>
             <PlusIcon size={18} />
             <span>New correction</span>
@@ -285,7 +286,7 @@ function CorrectionRow(props: {
             </button>
           </div>
         </fieldset>
-      ) : (
+      ) : !can('knowledge.edit') ? null : (
         <div class="actions">
           <button type="button" class="button ghost" onClick={() => setMode('edit')}>
             Edit<span class="visually-hidden"> “{correction.question}”</span>

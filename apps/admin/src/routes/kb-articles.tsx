@@ -15,6 +15,7 @@ import { usePagedList } from '../paged-list';
 import { PATHS } from '../paths';
 import { session } from '../session';
 import './access.css';
+import { can } from '../session';
 
 /** Which article the editor shows: none (the list), a new one, or an existing one. */
 type Editing = null | 'new' | TKbArticle;
@@ -75,13 +76,18 @@ export function KbArticles() {
       <div class="page-head">
         <h1 id="kb-title">Knowledge base</h1>
         <div class="actions">
-          <a class="button ghost" href={PATHS.kbSettings}>
-            Settings
-          </a>
-          <button type="button" class="button primary" onClick={() => setEditing('new')}>
-            <PlusIcon size={18} />
-            <span>New article</span>
-          </button>
+          {/* Each action is offered to the roles that may take it (docs/roles.md). */}
+          {can('workspace.configure') ? (
+            <a class="button ghost" href={PATHS.kbSettings}>
+              Settings
+            </a>
+          ) : null}
+          {can('knowledge.edit') ? (
+            <button type="button" class="button primary" onClick={() => setEditing('new')}>
+              <PlusIcon size={18} />
+              <span>New article</span>
+            </button>
+          ) : null}
         </div>
       </div>
       <p class="muted">
@@ -118,9 +124,11 @@ export function KbArticles() {
                 {article.category ? ` · ${article.category}` : ''} · updated {dateText(article.updated_at)}
               </p>
               <div class="actions">
-                <button type="button" class="button ghost" onClick={() => setEditing(article)}>
-                  Edit<span class="visually-hidden"> {article.title}</span>
-                </button>
+                {can('knowledge.edit') ? (
+                  <button type="button" class="button ghost" onClick={() => setEditing(article)}>
+                    Edit<span class="visually-hidden"> {article.title}</span>
+                  </button>
+                ) : null}
                 {article.is_published ? (
                   <a class="button ghost" href={publicPath(article.slug)} target="_blank" rel="noopener">
                     Open public page<span class="visually-hidden"> of {article.title}</span>

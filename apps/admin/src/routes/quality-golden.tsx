@@ -16,6 +16,7 @@ import { PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
 import { type FieldErrors, useForm } from '../components/use-form';
 import { usePagedList } from '../paged-list';
+import { can } from '../session';
 import { linesOf } from './quality-shared';
 import { SelectField } from './select-field';
 
@@ -68,7 +69,7 @@ export function GoldenSet(props: { agentId: string; onCount: (count: number) => 
     <>
       <div class="page-head">
         <h2 id="golden-title">Golden set</h2>
-        {adding === null ? (
+        {adding === null && can('knowledge.edit') ? (
           <div class="actions">
             <button type="button" class="button primary" onClick={() => setAdding('manual')}>
               <PlusIcon size={18} />
@@ -385,7 +386,7 @@ function GoldenRow(props: {
             </button>
           </div>
         </fieldset>
-      ) : (
+      ) : !can('knowledge.edit') ? null : (
         <div class="actions">
           <button type="button" class="button ghost" onClick={() => setMode('edit')}>
             Edit<span class="visually-hidden"> “{item.question}”</span>

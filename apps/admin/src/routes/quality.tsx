@@ -17,6 +17,7 @@ import { countText, deltaText, isRunBusy, metricCells } from './quality-shared';
 import { useAgent } from './use-agent';
 import './access.css';
 import './quality.css';
+import { can } from '../session';
 
 /** How often the runs are read again while one is queued or running. */
 const POLL_MS = 1500;
@@ -89,9 +90,11 @@ export function Quality() {
       {agentError ? <FormMessage kind="error">{agentError}</FormMessage> : null}
       <div class="page-head">
         <h2 id="runs-title">Evaluation runs</h2>
-        <button type="button" class="button primary" disabled={isStarting} onClick={() => void onRun()}>
-          {isStarting ? 'Starting…' : 'Run evaluation now'}
-        </button>
+        {can('knowledge.edit') ? (
+          <button type="button" class="button primary" disabled={isStarting} onClick={() => void onRun()}>
+            {isStarting ? 'Starting…' : 'Run evaluation now'}
+          </button>
+        ) : null}
       </div>
       {runError ? <FormMessage kind="error">{runError}</FormMessage> : null}
       {runs.error ? <FormMessage kind="error">{runs.error}</FormMessage> : null}

@@ -12,6 +12,7 @@ import { Field, FormMessage, TextArea } from '../components/field';
 import { type FieldErrors, useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import { correctionsPath } from '../paths';
+import { can } from '../session';
 import { TestResult, testQuestion } from './correction-test';
 import { draftAnswerOf, REASON_TEXT, RESOLUTION_TEXT, scoreText } from './quality-shared';
 
@@ -101,11 +102,13 @@ export function QuestionRow(props: {
             ))}
           </ol>
         )}
-        <div class="actions q-test-now">
-          <button type="button" class="button ghost small" disabled={isBusy} onClick={() => void onTest()}>
-            What would answer it now?
-          </button>
-        </div>
+        {can('knowledge.edit') ? (
+          <div class="actions q-test-now">
+            <button type="button" class="button ghost small" disabled={isBusy} onClick={() => void onTest()}>
+              What would answer it now?
+            </button>
+          </div>
+        ) : null}
         <div aria-live="polite">{now ? <TestResult result={now} /> : null}</div>
       </details>
       {mode === 'correction' ? (
@@ -138,7 +141,7 @@ export function QuestionRow(props: {
           </div>
         </fieldset>
       ) : null}
-      {isOpen && mode === 'view' ? (
+      {isOpen && mode === 'view' && can('knowledge.edit') ? (
         <div class="actions">
           <button type="button" class="button primary" onClick={() => setMode('correction')}>
             Answer with a correction

@@ -128,6 +128,18 @@ describe('admin console: members and invites', () => {
         assert.equal(await page.getByRole('heading', { name: 'Add a source' }).count(), 0);
         assert.equal(await page.getByRole('heading', { name: 'Upload files' }).count(), 0);
         await checkScreen(page, 'viewer-knowledge');
+        // Read, not written: corrections, the quality page and the KB offer no action.
+        await tabs.getByRole('link', { name: 'Corrections' }).click();
+        await page.getByRole('heading', { name: 'Corrections', level: 1 }).waitFor();
+        assert.equal(await page.getByRole('button', { name: 'New correction' }).count(), 0);
+        await tabs.getByRole('link', { name: 'Quality' }).click();
+        await page.getByRole('heading', { name: 'Evaluation runs' }).waitFor();
+        assert.equal(await page.getByRole('button', { name: 'Run evaluation now' }).count(), 0);
+        assert.equal(await page.getByRole('button', { name: 'Add a question' }).count(), 0);
+        await nav.getByRole('link', { name: 'Knowledge base' }).click();
+        await page.getByRole('heading', { name: 'Knowledge base', level: 1 }).waitFor();
+        assert.equal(await page.getByRole('button', { name: 'New article' }).count(), 0);
+        assert.equal(await page.getByRole('link', { name: 'Settings', exact: true }).count(), 0);
         await page.goto(`${service.base}/admin/tokens`);
         await page.getByText("Your role (viewer) can't do this.").waitFor();
         await page.goto(`${service.base}/admin/members`);
