@@ -180,6 +180,42 @@ describe('mail over SMTP: a reset mail reaches the server and its link resets th
     assert.equal(row.language, 'de');
     assert.equal(row.attempts, 1);
   });
+
+  test('an invite goes over SMTP too; its link joins a new person to the workspace', async () => {
+    const tenant = await seedTenant(t, 'Invites over SMTP');
+    const email = 'new.person@example.com';
+    const invited = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/invites',
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ email, role: 'editor' }),
+    });
+    assert.equal(invited.statusCode, 201, invited.body);
+
+    const message = await waitFor('the invite mail', () => smtp.received.find((m) => m.to.includes(email)));
+    assert.equal(message.from, 'support@chat.example.test');
+    const text = plainTextOf(message.raw);
+    assert.match(text, /Invites over SMTP/, 'names the workspace');
+    const link = /https:\/\/chat\.example\.test\/admin\/accept-invite#token=\S+/.exec(text)?.[0];
+    assert.ok(link, text);
+    const token = decodeURIComponent(new URL(link).hash.replace(/^#token=/, ''));
+
+    const accepted = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/invites/accept',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ token, name: 'New Person', password: NEW_PASSWORD }),
+    });
+    assert.equal(accepted.statusCode, 200, accepted.body);
+    const member = await t.database.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .select(['memberships.role'])
+      .where('memberships.workspace_id', '=', tenant.workspace.id)
+      .where('users.email', '=', email)
+      .executeTakeFirst();
+    assert.equal(member?.role, 'editor');
+  });
 });
 
 describe('mail failures: retried, then failed, recorded and logged at error level', () => {
