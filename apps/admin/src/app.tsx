@@ -15,6 +15,7 @@ const Knowledge = lazy(() => import('./routes/knowledge').then((module) => modul
 const Playground = lazy(() => import('./routes/playground').then((module) => module.Playground));
 const AgentSettings = lazy(() => import('./routes/agent-settings').then((module) => module.AgentSettings));
 const Members = lazy(() => import('./routes/members').then((module) => module.Members));
+const Plan = lazy(() => import('./routes/plan').then((module) => module.Plan));
 const AcceptInvite = lazy(() => import('./routes/accept-invite').then((module) => module.AcceptInvite));
 const Tokens = lazy(() => import('./routes/tokens').then((module) => module.Tokens));
 const TwoFactor = lazy(() => import('./routes/two-factor').then((module) => module.TwoFactor));
@@ -114,6 +115,7 @@ function Gate() {
         <Route path={PATHS.quality} component={Quality} />
         <Route path={PATHS.tokens} component={Tokens} />
         <Route path={PATHS.members} component={Members} />
+        <Route path={PATHS.plan} component={Plan} />
         <Route path={PATHS.twoFactor} component={TwoFactor} />
         <Route path={PATHS.kb} component={KbArticles} />
         <Route path={PATHS.kbSettings} component={KbSettings} />

@@ -16,6 +16,7 @@ export const PATHS = {
   quality: '/admin/agents/:id/quality',
   tokens: '/admin/tokens',
   members: '/admin/members',
+  plan: '/admin/plan',
   /** Where the mailed invite link lands (the service's ACCEPT_INVITE_PAGE_PATH; the token is in the fragment). */
   acceptInvite: '/admin/accept-invite',
   twoFactor: '/admin/account/two-factor',

@@ -164,3 +164,13 @@ export const UsersIcon = (props: IconProps) => (
     <path d="M16 3.13a4 4 0 0 1 0 7.75" />
   </Svg>
 );
+
+/** Three bars rising: the plan and usage entry. */
+export const BarsIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="M4 20V14" />
+    <path d="M10 20V9" />
+    <path d="M16 20V4" />
+    <path d="M2 20h20" />
+  </Svg>
+);

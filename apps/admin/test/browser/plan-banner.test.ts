@@ -76,6 +76,35 @@ describe('admin console: plan limit banner', () => {
     });
   });
 
+  test('the plan and usage page: each limit with its usage, what stops at the limit, the subscription', async () => {
+    await withPage(browser, { viewport: DESKTOP }, async ({ page }) => {
+      await signIn(page, service.base, AT_LIMIT);
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Plan and usage' })
+        .click();
+      await page.getByRole('heading', { name: 'Plan and usage', level: 1 }).waitFor();
+      await page.getByText('Starter', { exact: true }).waitFor();
+      await page.getByText('No subscription').waitFor();
+      const limits = page.getByRole('list', { name: 'Limits' });
+      const agents = limits
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('heading', { name: 'Agents' }) });
+      assert.match((await agents.textContent()) ?? '', /1 of 1.*Limit reached\. New agents can't be added\./);
+      assert.equal(await agents.getByRole('meter').getAttribute('aria-valuenow'), '100');
+      const messages = limits
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('heading', { name: 'Visitor messages this month' }) });
+      assert.match((await messages.textContent()) ?? '', /0 of 0.*Limit reached/);
+      const sources = limits
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('heading', { name: 'Knowledge sources' }) });
+      assert.match((await sources.textContent()) ?? '', /0 · no limit/);
+      assert.equal(await sources.getByRole('meter').count(), 0, 'no bar without a limit');
+      await checkScreen(page, 'plan-usage');
+    });
+  });
+
   test('back under the limit: the banner goes on the next screen', async () => {
     await runPlanCommand(service.t, 'plan:set', { key: 'starter', agents: '5', messages: 'none' });
     await withPage(browser, { viewport: DESKTOP }, async ({ page }) => {

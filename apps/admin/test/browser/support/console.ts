@@ -196,6 +196,8 @@ export async function assertFitsWidth(page: Page, screen: string): Promise<void>
 /** The pictures docs/screenshots keeps (the main screens; every screen is still checked). */
 const DOC_SCREENSHOTS = new Set([
   'setup-desktop',
+  'plan-usage-desktop',
+  'plan-usage-phone',
   'setup-phone',
   'sign-in-desktop',
   'sign-in-code-phone',

@@ -1,0 +1,160 @@
+import { type TBillingStatus, type TWorkspacePlan, ZWorkspacePlan } from '@service/contract';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from '../api';
+import { FormMessage } from '../components/field';
+import './plan.css';
+
+type LimitName = TWorkspacePlan['at_limit'][number];
+
+/** How a person reads a size: megabytes or kilobytes. */
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${bytes} B`;
+}
+
+/** The subscription's state in words, and whether it needs attention. */
+const BILLING: Record<TBillingStatus, { text: string; tone: 'ok' | 'warn' | 'muted' }> = {
+  none: { text: 'No subscription', tone: 'muted' },
+  active: { text: 'Subscription active', tone: 'ok' },
+  past_due: { text: 'Payment failed: past due', tone: 'warn' },
+  cancelled: { text: 'Subscription cancelled', tone: 'muted' },
+};
+
+/** One limit of the plan: what it counts, how it is written, and what stops when it is reached. */
+const LIMITS: ReadonlyArray<{
+  name: LimitName;
+  label: string;
+  used: (plan: TWorkspacePlan) => number;
+  limit: (plan: TWorkspacePlan) => number | null;
+  format: (value: number) => string;
+  stops: string;
+}> = [
+  {
+    name: 'messages_per_month',
+    label: 'Visitor messages this month',
+    used: (plan) => plan.usage.messages_this_month,
+    limit: (plan) => plan.limits.messages_per_month,
+    format: (value) => value.toLocaleString('en'),
+    stops: 'Visitors get a polite "can\'t take more questions" reply until next month.',
+  },
+  {
+    name: 'agents',
+    label: 'Agents',
+    used: (plan) => plan.usage.agents,
+    limit: (plan) => plan.limits.agents,
+    format: (value) => value.toLocaleString('en'),
+    stops: "New agents can't be added.",
+  },
+  {
+    name: 'sources',
+    label: 'Knowledge sources',
+    used: (plan) => plan.usage.sources,
+    limit: (plan) => plan.limits.sources,
+    format: (value) => value.toLocaleString('en'),
+    stops: "New sources and uploads can't be added.",
+  },
+  {
+    name: 'upload_bytes',
+    label: 'Upload storage',
+    used: (plan) => plan.usage.upload_bytes,
+    limit: (plan) => plan.limits.upload_bytes,
+    format: formatBytes,
+    stops: "New files can't be uploaded.",
+  },
+];
+
+/**
+ * The workspace's plan and what it uses of it (`GET /plan`): each limit with its usage, a bar,
+ * and what stops once it is reached; the subscription's state as billing last reported it.
+ */
+export function Plan() {
+  const [plan, setPlan] = useState<TWorkspacePlan | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let isCurrent = true;
+    api('/plan', ZWorkspacePlan)
+      .then((next) => {
+        if (isCurrent) setPlan(next);
+      })
+      .catch((caught: unknown) => {
+        if (isCurrent) setError(caught instanceof ApiError ? caught.message : 'Could not load the plan.');
+      });
+    return () => {
+      isCurrent = false;
+    };
+  }, []);
+
+  return (
+    <section class="page plan-page" aria-labelledby="plan-title">
+      <h1 id="plan-title">Plan and usage</h1>
+      {error ? <FormMessage kind="error">{error}</FormMessage> : null}
+      {plan === null && error === null ? (
+        <p class="muted" aria-busy="true">
+          Loading the plan…
+        </p>
+      ) : null}
+      {plan ? <PlanDetails plan={plan} /> : null}
+    </section>
+  );
+}
+
+function PlanDetails(props: { plan: TWorkspacePlan }) {
+  const { plan } = props;
+  const billing = BILLING[plan.billing_status];
+  return (
+    <>
+      <div class="card plan-head">
+        <div>
+          <p class="muted plan-label">Plan</p>
+          <p class="plan-name">{plan.plan.name}</p>
+        </div>
+        <span class={`badge billing-${billing.tone}`}>{billing.text}</span>
+      </div>
+      <ul class="plan-limits" aria-label="Limits">
+        {LIMITS.map((item) => {
+          const used = item.used(plan);
+          const limit = item.limit(plan);
+          const reached = plan.at_limit.includes(item.name);
+          const share = limit === null || limit === 0 ? null : Math.min(1, used / limit);
+          return (
+            <li key={item.name} class={`card plan-limit${reached ? ' reached' : ''}`}>
+              <div class="plan-limit-head">
+                <h2>{item.label}</h2>
+                <p class="plan-limit-count">
+                  {limit === null
+                    ? `${item.format(used)} · no limit`
+                    : `${item.format(used)} of ${item.format(limit)}`}
+                </p>
+              </div>
+              {share !== null ? (
+                <div
+                  class="plan-bar"
+                  role="meter"
+                  aria-label={`${item.label} used`}
+                  aria-valuemin={0}
+                  aria-valuemax={100}
+                  aria-valuenow={Math.round(share * 100)}
+                >
+                  <span style={{ width: `${Math.round(share * 100)}%` }} />
+                </div>
+              ) : null}
+              {reached ? <p class="plan-limit-stop">Limit reached. {item.stops}</p> : null}
+              {item.name === 'messages_per_month' && plan.usage.refused_messages_this_month > 0 ? (
+                <p class="muted">
+                  {plan.usage.refused_messages_this_month.toLocaleString('en')} visitor messages refused this
+                  month.
+                </p>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+      <p class="muted">
+        Messages are counted per calendar month (UTC), this one {plan.period}. The plan changes with your
+        subscription, or when the operator of this service changes it.
+      </p>
+    </>
+  );
+}
