@@ -69,11 +69,7 @@ describe('widget answer: statements sent to the store', () => {
     // are not searched (an embeddings server's would add the vector list), and feedback re-ranks
     // only when the first ranking has several candidates (this agent has one chunk): each would be
     // one statement more (two for feedback).
-    assert.equal(
-      sent.length,
-      6,
-      `statements sent:\n${sent.map((text) => text.slice(0, 90)).join('\n')}`,
-    );
+    assert.equal(sent.length, 6, `statements sent:\n${sent.map((text) => text.slice(0, 90)).join('\n')}`);
     assert.equal(sent.filter((text) => /^\s*(begin|commit)\b/i.test(text)).length, 0, 'no transaction');
   });
 });

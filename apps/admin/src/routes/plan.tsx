@@ -117,7 +117,6 @@ function PlanDetails(props: { plan: TWorkspacePlan }) {
           const used = item.used(plan);
           const limit = item.limit(plan);
           const reached = plan.at_limit.includes(item.name);
-          const share = limit === null || limit === 0 ? null : Math.min(1, used / limit);
           return (
             <li key={item.name} class={`card plan-limit${reached ? ' reached' : ''}`}>
               <div class="plan-limit-head">
@@ -128,17 +127,14 @@ function PlanDetails(props: { plan: TWorkspacePlan }) {
                     : `${item.format(used)} of ${item.format(limit)}`}
                 </p>
               </div>
-              {share !== null ? (
-                <div
+              {limit !== null && limit > 0 ? (
+                <meter
                   class="plan-bar"
-                  role="meter"
                   aria-label={`${item.label} used`}
-                  aria-valuemin={0}
-                  aria-valuemax={100}
-                  aria-valuenow={Math.round(share * 100)}
-                >
-                  <span style={{ width: `${Math.round(share * 100)}%` }} />
-                </div>
+                  min={0}
+                  max={limit}
+                  value={Math.min(used, limit)}
+                />
               ) : null}
               {reached ? <p class="plan-limit-stop">Limit reached. {item.stops}</p> : null}
               {item.name === 'messages_per_month' && plan.usage.refused_messages_this_month > 0 ? (
