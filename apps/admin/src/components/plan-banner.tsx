@@ -2,16 +2,10 @@ import { type TWorkspacePlan, ZWorkspacePlan } from '@service/contract';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { session } from '../session';
+import { sizeText } from '../size-text';
 import { AlertIcon } from './icons';
 
 type LimitName = TWorkspacePlan['at_limit'][number];
-
-/** Whole megabytes or kilobytes, as a person reads storage. */
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${bytes} B`;
-}
 
 /** One line per limit reached: what is used of what, and what stops while it is. */
 function describe(plan: TWorkspacePlan, limit: LimitName): string {
@@ -22,7 +16,7 @@ function describe(plan: TWorkspacePlan, limit: LimitName): string {
     case 'sources':
       return `Sources: ${usage.sources} of ${limits.sources}. New sources and uploads can't be added.`;
     case 'upload_bytes':
-      return `Upload storage: ${formatBytes(usage.upload_bytes)} of ${formatBytes(limits.upload_bytes ?? 0)}. New files can't be uploaded.`;
+      return `Upload storage: ${sizeText(usage.upload_bytes)} of ${sizeText(limits.upload_bytes ?? 0)}. New files can't be uploaded.`;
     case 'messages_per_month':
       return `Visitor messages this month: ${usage.messages_this_month} of ${limits.messages_per_month}. Visitors get a polite "can't take more questions" reply until next month${usage.refused_messages_this_month > 0 ? ` (${usage.refused_messages_this_month} so far)` : ''}.`;
   }

@@ -3,15 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api';
 import { FormMessage } from '../components/field';
 import './plan.css';
+import { sizeText } from '../size-text';
 
 type LimitName = TWorkspacePlan['at_limit'][number];
-
-/** How a person reads a size: megabytes or kilobytes. */
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${bytes} B`;
-}
 
 /** The subscription's state in words, and whether it needs attention. */
 const BILLING: Record<TBillingStatus, { text: string; tone: 'ok' | 'warn' | 'muted' }> = {
@@ -59,7 +53,7 @@ const LIMITS: ReadonlyArray<{
     label: 'Upload storage',
     used: (plan) => plan.usage.upload_bytes,
     limit: (plan) => plan.limits.upload_bytes,
-    format: formatBytes,
+    format: sizeText,
     stops: "New files can't be uploaded.",
   },
 ];

@@ -21,13 +21,7 @@ import { session, startImpersonation } from '../session';
 import { SelectField } from './select-field';
 import './access.css';
 import './platform.css';
-
-/** Whole megabytes or kilobytes, as a person reads storage. */
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${bytes} B`;
-}
+import { sizeText } from '../size-text';
 
 /**
  * Platform operators' page: every workspace of the installation with its plan, usage and members;
@@ -118,7 +112,7 @@ function WorkspaceRow(props: {
         </div>
         <div>
           <dt>Uploads</dt>
-          <dd>{formatBytes(workspace.usage.upload_bytes)}</dd>
+          <dd>{sizeText(workspace.usage.upload_bytes)}</dd>
         </div>
         <div>
           <dt>Created</dt>
