@@ -123,3 +123,26 @@ export function kbSettingsBody(draft: KbSettingsDraft) {
     widget_agent_id: orNull(draft.widget_agent_id),
   };
 }
+
+/** Expected pages typed one a line: `http(s)://` lines are URLs, anything else a document id. */
+export function expectedOf(text: string): { expected_urls: string[]; expected_document_ids: string[] } {
+  const lines = linesOf(text);
+  return {
+    expected_urls: lines.filter((line) => /^https?:\/\//i.test(line)),
+    expected_document_ids: lines.filter((line) => !/^https?:\/\//i.test(line)),
+  };
+}
+
+/** Field errors by key, as the console's forms hold them (components/use-form's `FieldErrors`). */
+type FieldErrors = Record<string, string[]>;
+
+/** Errors of a golden form on its own fields (`expected_urls.2` and `expected_document_ids` on the one text area). */
+export function onFields(errors: FieldErrors, key: string): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [field, messages] of Object.entries(errors)) {
+    const name = field.startsWith('expected_') ? 'expected' : field.split('.')[0];
+    const target = `${key}-${name}`;
+    out[target] = [...(out[target] ?? []), ...messages];
+  }
+  return out;
+}
