@@ -1,25 +1,16 @@
 import { type TWorkspacePlan, ZWorkspacePlan } from '@service/contract';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
+import { PLAN_LIMITS, type PlanLimit } from '../plan-limits';
 import { session } from '../session';
-import { sizeText } from '../size-text';
 import { AlertIcon } from './icons';
 
-type LimitName = TWorkspacePlan['at_limit'][number];
-
 /** One line per limit reached: what is used of what, and what stops while it is. */
-function describe(plan: TWorkspacePlan, limit: LimitName): string {
-  const { limits, usage } = plan;
-  switch (limit) {
-    case 'agents':
-      return `Agents: ${usage.agents} of ${limits.agents}. New agents can't be added.`;
-    case 'sources':
-      return `Sources: ${usage.sources} of ${limits.sources}. New sources and uploads can't be added.`;
-    case 'upload_bytes':
-      return `Upload storage: ${sizeText(usage.upload_bytes)} of ${sizeText(limits.upload_bytes ?? 0)}. New files can't be uploaded.`;
-    case 'messages_per_month':
-      return `Visitor messages this month: ${usage.messages_this_month} of ${limits.messages_per_month}. Visitors get a polite "can't take more questions" reply until next month${usage.refused_messages_this_month > 0 ? ` (${usage.refused_messages_this_month} so far)` : ''}.`;
-  }
+function describe(plan: TWorkspacePlan, limit: PlanLimit): string {
+  const refused = plan.usage.refused_messages_this_month;
+  const soFar = limit.name === 'messages_per_month' && refused > 0 ? ` (${refused} so far)` : '';
+  const stops = soFar ? limit.stops.replace(/\.$/, `${soFar}.`) : limit.stops;
+  return `${limit.label}: ${limit.format(limit.used(plan))} of ${limit.format(limit.limit(plan) ?? 0)}. ${stops}`;
 }
 
 /**
@@ -53,8 +44,8 @@ export function PlanBanner(props: { path: string }) {
       <div>
         <p class="plan-banner-title">This workspace has reached a limit of its plan ({plan.plan.name}).</p>
         <ul>
-          {plan.at_limit.map((limit) => (
-            <li key={limit}>{describe(plan, limit)}</li>
+          {PLAN_LIMITS.filter((limit) => plan.at_limit.includes(limit.name)).map((limit) => (
+            <li key={limit.name}>{describe(plan, limit)}</li>
           ))}
         </ul>
         <p class="plan-banner-hint">To go on, upgrade the plan or remove something you no longer need.</p>

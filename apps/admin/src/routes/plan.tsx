@@ -3,9 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api';
 import { FormMessage } from '../components/field';
 import './plan.css';
-import { sizeText } from '../size-text';
-
-type LimitName = TWorkspacePlan['at_limit'][number];
+import { PLAN_LIMITS as LIMITS } from '../plan-limits';
 
 /** The subscription's state in words, and whether it needs attention. */
 const BILLING: Record<TBillingStatus, { text: string; tone: 'ok' | 'warn' | 'muted' }> = {
@@ -14,49 +12,6 @@ const BILLING: Record<TBillingStatus, { text: string; tone: 'ok' | 'warn' | 'mut
   past_due: { text: 'Payment failed: past due', tone: 'warn' },
   cancelled: { text: 'Subscription cancelled', tone: 'muted' },
 };
-
-/** One limit of the plan: what it counts, how it is written, and what stops when it is reached. */
-const LIMITS: ReadonlyArray<{
-  name: LimitName;
-  label: string;
-  used: (plan: TWorkspacePlan) => number;
-  limit: (plan: TWorkspacePlan) => number | null;
-  format: (value: number) => string;
-  stops: string;
-}> = [
-  {
-    name: 'messages_per_month',
-    label: 'Visitor messages this month',
-    used: (plan) => plan.usage.messages_this_month,
-    limit: (plan) => plan.limits.messages_per_month,
-    format: (value) => value.toLocaleString('en'),
-    stops: 'Visitors get a polite "can\'t take more questions" reply until next month.',
-  },
-  {
-    name: 'agents',
-    label: 'Agents',
-    used: (plan) => plan.usage.agents,
-    limit: (plan) => plan.limits.agents,
-    format: (value) => value.toLocaleString('en'),
-    stops: "New agents can't be added.",
-  },
-  {
-    name: 'sources',
-    label: 'Knowledge sources',
-    used: (plan) => plan.usage.sources,
-    limit: (plan) => plan.limits.sources,
-    format: (value) => value.toLocaleString('en'),
-    stops: "New sources and uploads can't be added.",
-  },
-  {
-    name: 'upload_bytes',
-    label: 'Upload storage',
-    used: (plan) => plan.usage.upload_bytes,
-    limit: (plan) => plan.limits.upload_bytes,
-    format: sizeText,
-    stops: "New files can't be uploaded.",
-  },
-];
 
 /**
  * The workspace's plan and what it uses of it (`GET /plan`): each limit with its usage, a bar,
