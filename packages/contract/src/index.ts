@@ -1,4 +1,5 @@
 export * from './abilities.js';
+export * from './admin-events.js';
 export * from './account.js';
 export * from './agent.js';
 export * from './api-token.js';
