@@ -1,6 +1,6 @@
 export * from './abilities.js';
-export * from './admin-events.js';
 export * from './account.js';
+export * from './admin-events.js';
 export * from './agent.js';
 export * from './api-token.js';
 export * from './conversation-admin.js';
