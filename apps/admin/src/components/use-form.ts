@@ -83,3 +83,17 @@ export function useForm() {
 
   return { errors, setErrors, notice, setNotice, showError, isBusy, submit, clear };
 }
+
+/**
+ * An `onApiError` for the pages a mailed link opens: a 422 naming `token` (the link is invalid,
+ * expired or used) calls `setLinkBad` instead of showing the error as a form notice.
+ */
+export function badLinkHandler(setLinkBad: (bad: boolean) => void): (error: ApiError) => boolean {
+  return (error) => {
+    if (error.status === 422 && error.errors.token) {
+      setLinkBad(true);
+      return true;
+    }
+    return false;
+  };
+}

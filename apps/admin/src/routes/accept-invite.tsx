@@ -10,7 +10,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { UsersIcon } from '../components/icons';
-import { useForm } from '../components/use-form';
+import { badLinkHandler, useForm } from '../components/use-form';
 import { PATHS, signInPath } from '../paths';
 import { loadSession, session } from '../session';
 
@@ -65,13 +65,7 @@ export function AcceptInvite() {
         sessionStorage.removeItem('invite-token');
         setDone(accepted);
       },
-      onApiError: (error) => {
-        if (error.status === 422 && error.errors.token) {
-          setLinkBad(true);
-          return true;
-        }
-        return false;
-      },
+      onApiError: badLinkHandler(setLinkBad),
       fallback: 'Could not accept the invite.',
     });
   };

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { apiVoid } from '../api';
 import { Field, FormMessage } from '../components/field';
 import { LockIcon } from '../components/icons';
-import { useForm } from '../components/use-form';
+import { badLinkHandler, useForm } from '../components/use-form';
 import { PATHS } from '../paths';
 import { session } from '../session';
 
@@ -45,13 +45,7 @@ export function ResetPassword() {
         session.value = null;
         setDone(true);
       },
-      onApiError: (error) => {
-        if (error.status === 422 && error.errors.token) {
-          setLinkBad(true);
-          return true;
-        }
-        return false;
-      },
+      onApiError: badLinkHandler(setLinkBad),
       fallback: 'Could not change the password.',
     });
   };
