@@ -25,6 +25,7 @@ import { sessionRoutes } from './session.route.js';
 import { setupRoutes } from './setup.route.js';
 import { siteThemeRoutes } from './site-theme.route.js';
 import { sourceRoutes } from './sources.route.js';
+import { streamRoutes } from './stream.route.js';
 import { tokenRoutes } from './tokens.route.js';
 import { twoFactorRoutes } from './two-factor.route.js';
 import { uploadRoutes } from './uploads.route.js';
@@ -107,6 +108,7 @@ export function adminSurface(
     await app.register(llmKeyRoutes(deps));
     await app.register(conversationRoutes(deps));
     await app.register(webhookRoutes(deps));
+    await app.register(streamRoutes(deps));
     await app.register(widgetPreviewRoutes(deps));
     await app.register(correctionRoutes(deps));
     await app.register(questionRoutes(deps));
