@@ -257,7 +257,7 @@ describe('admin event stream', () => {
     for (const s of streams) await s.waitFor((f) => f.event === 'stream.ready');
     const ninth = await stream(tenant.auth);
     assert.equal(ninth.status, 429);
-    assert.equal((ninth.frames[0]?.data as { code: string }).code, 'rate_limited');
+    assert.equal((ninth.frames[0]?.data as { code?: string } | undefined)?.code, 'rate_limited');
     streams[0]?.close();
     await poll(async () => {
       const s = await stream(tenant.auth);
