@@ -38,3 +38,7 @@ create table operator_presence (
   seen_at timestamptz not null
 );
 create index operator_presence_workspace_idx on operator_presence (workspace_id, seen_at);
+
+-- The operator holding a conversation is typing (POST /api/v1/admin/conversations/:id/typing):
+-- the widget's poll says so for a few seconds after.
+alter table conversations add column operator_typing_at timestamptz;

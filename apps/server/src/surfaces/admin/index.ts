@@ -5,6 +5,7 @@ import { skipsAuth } from '../../http/route-auth.js';
 import { accountRoutes } from './account.route.js';
 import { type AdminAuth, authenticateAdmin, refuseImpersonation } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
+import { conversationTypingRoutes } from './conversation-typing.route.js';
 import { conversationRoutes } from './conversations.route.js';
 import { correctionRoutes } from './corrections.route.js';
 import { embedRoutes } from './embed.route.js';
@@ -109,6 +110,7 @@ export function adminSurface(
     await app.register(conversationRoutes(deps));
     await app.register(webhookRoutes(deps));
     await app.register(streamRoutes(deps));
+    await app.register(conversationTypingRoutes(deps));
     await app.register(widgetPreviewRoutes(deps));
     await app.register(correctionRoutes(deps));
     await app.register(questionRoutes(deps));
