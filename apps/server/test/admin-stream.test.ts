@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZAdminEvent } from '@service/contract';
+import { newId } from '../src/security/ids.js';
 import { publishEvent } from '../src/services/events/admin-events.js';
+import { failRun, recordRunProgress, startRun } from '../src/services/knowledge/source-run.js';
 import { listenOnce, type OpenStream, openStream } from './support/admin-stream.js';
 import { seedAgent, seedConversation } from './support/conversations.js';
 import { expectError } from './support/http.js';
@@ -248,6 +250,39 @@ describe('admin event stream', () => {
       later.close();
       return (r.data as { operators_online: number }).operators_online === 0;
     });
+  });
+
+  test('source.progress: every status change, run counts at most once a second', async () => {
+    const sourceId = newId();
+    await t.database.db
+      .insertInto('sources')
+      .values({
+        id: sourceId,
+        workspace_id: acme.workspace.id,
+        agent_id: agentId,
+        type: 'website',
+        config: '{}',
+      } as never)
+      .execute();
+    const s = await stream(acme.auth);
+    await s.waitFor((f) => f.event === 'stream.ready');
+    const at = new Date('2030-01-01T00:00:00Z');
+    const clock = { now: () => at };
+    const counts = { found: 3, fetched: 1, failed: 0, skipped: 0 };
+    await startRun(t.database.db, clock, sourceId);
+    await recordRunProgress(t.database.db, clock, sourceId, counts, []);
+    await recordRunProgress(t.database.db, clock, sourceId, counts, []);
+    await failRun(t.database.db, clock, sourceId, 'the site is down');
+    await s.waitFor(
+      (f) => f.event === 'source.progress' && (f.data as { status: string }).status === 'failed',
+    );
+    const progress = s.frames
+      .filter((f) => f.event === 'source.progress')
+      .map((f) => f.data as { status: string });
+    assert.deepEqual(
+      progress.map((p) => p.status),
+      ['fetching', 'failed'],
+    );
   });
 
   test('at most 8 streams per credential; the next is a 429 in the envelope', async () => {
