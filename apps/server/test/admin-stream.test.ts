@@ -9,7 +9,7 @@ import { seedAgent, seedConversation } from './support/conversations.js';
 import { expectError } from './support/http.js';
 import { signedInMember } from './support/members.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from './support/test-app.js';
-import { createWidgetAgent, initSession, widgetCall } from './support/widget.js';
+import { askWidget, createWidgetAgent, initSession, widgetCall } from './support/widget.js';
 
 const STREAM = '/api/v1/admin/stream';
 
@@ -227,6 +227,26 @@ describe('admin event stream', () => {
       'conversation.handoff_requested',
       'conversation.updated',
     ]);
+  });
+
+  test('a visitor message, the stored answer and a lead each reach the stream as their event', async () => {
+    const { tenant, agentId: widgetAgent } = await createWidgetAgent(t);
+    const s = await stream(tenant.auth);
+    await s.waitFor((f) => f.event === 'stream.ready');
+    const session = await initSession(t, widgetAgent);
+    const answer = await askWidget(t, session.token, 'Where is my parcel?');
+    const visitor = await s.waitFor(
+      (f) => f.event === 'message.created' && (f.data as { role: string }).role === 'visitor',
+    );
+    assert.equal((visitor.data as { preview: string }).preview, 'Where is my parcel?');
+    const bot = await s.waitFor(
+      (f) => f.event === 'message.created' && (f.data as { role: string }).role === 'assistant',
+    );
+    assert.equal((bot.data as { message_id: string }).message_id, answer.message_id);
+    const lead = await widgetCall(t, 'POST', '/v1/widget/leads', session.token, { email: 'ada@example.com' });
+    assert.equal(lead.statusCode, 201, lead.body);
+    const frame = await s.waitFor((f) => f.event === 'lead.created');
+    assert.equal((frame.data as { conversation_id: string }).conversation_id, session.conversation_id);
   });
 
   test('presence: operators online counts signed-in members who may reply and hold a stream', async () => {
