@@ -22,8 +22,12 @@ type AdminRoute = { method: string; url: string; permission: TPermission | undef
 /** An id no record has: an allowed request on it is a 404 (or a 422), never a change. */
 const NO_ID = '01ZZZZZZZZZZZZZZZZZZZZZZZZ';
 
-/** Routes the allowed sweep leaves out, because going through ends the caller's membership (tested in admin-members). */
-const NOT_SWEPT = new Set(['POST /api/v1/admin/members/leave']);
+/**
+ * Routes the allowed sweep leaves out: going through ends the caller's membership (tested in
+ * admin-members), or the answer is an event stream that stays open (tested over a socket in
+ * admin-stream.test.ts).
+ */
+const NOT_SWEPT = new Set(['POST /api/v1/admin/members/leave', 'GET /api/v1/admin/stream']);
 
 describe(`roles matrix over every admin route (${TEST_ENGINE})`, () => {
   const recorded: AdminRoute[] = [];
@@ -111,6 +115,8 @@ describe(`roles matrix over every admin route (${TEST_ENGINE})`, () => {
     assert.equal(of(`DELETE ${ADMIN_PREFIX}/tokens/:id`), 'workspace.configure');
     assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/messages`), 'conversations.reply');
     assert.equal(of(`PATCH ${ADMIN_PREFIX}/me`), 'account.self');
+    assert.equal(of(`GET ${ADMIN_PREFIX}/stream`), 'workspace.read');
+    assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/typing`), 'conversations.reply');
   });
 
   test('an admin route without a permission stops the start; auth none or a permission passes', () => {

@@ -75,7 +75,10 @@ describe('store maintenance on the embedded store (PGlite has no autovacuum)', {
     assert.equal(before.vacuumed, false);
 
     const { log, lines } = capturingLog();
-    await maintainStoreJob.handle({ reason: 'manual' }, { db: database.db, log, jobId: 'test', attempt: 1 });
+    await maintainStoreJob.handle(
+      { reason: 'manual' },
+      { db: database.db, log, clock: systemClock, jobId: 'test', attempt: 1 },
+    );
     const afterRun = await probeStats(database);
     assert.equal(afterRun.dead, 0);
     assert.equal(afterRun.changed, 0);

@@ -121,6 +121,19 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
     pollTimer = undefined;
   }
 
+  /** The operator's typing dots, kept last in the log while the poll says they type. */
+  let operatorDots: HTMLElement | null = null;
+  function showOperatorTyping(on: boolean): void {
+    if (!on) {
+      operatorDots?.remove();
+      operatorDots = null;
+      return;
+    }
+    if (!operatorDots) operatorDots = view.message('operator');
+    operatorDots.replaceChildren(view.dots());
+    view.log.append(operatorDots);
+  }
+
   async function poll(): Promise<void> {
     pollTimer = undefined;
     if (!isOpen()) return;
@@ -137,6 +150,7 @@ export function createChat(ctx: TCtx, view: TView, isOpen: () => boolean) {
           lastId = message.id;
         }
       }
+      showOperatorTyping(result.data.operator_typing === true);
     } else if (result.status === 422) {
       lastId = '';
     }

@@ -149,7 +149,9 @@ export async function startWidget(shadow: ShadowRoot, config: TConfig, remove: (
   async function requestHuman(): Promise<void> {
     const result = await api.call('POST', '/v1/widget/request-human');
     if (!result.ok) return view.notice(failureText(result));
-    view.notice(t('humanWaiting'));
+    // Told honestly: nobody online means leaving an email (the lead form) instead of waiting.
+    const online = !isRecord(result.data) || result.data.operators_online !== false;
+    view.notice(t(online ? 'humanWaiting' : 'humanOffline'));
     chat.setStatus(str(result.data, 'status') || 'waiting');
     if (ctx.features.leads) view.append(leadForm(ctx));
   }

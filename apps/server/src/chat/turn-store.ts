@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { DB } from '../db/schema.js';
 import type { StoredBlock } from '../db/schema-conversations.js';
 import { newId } from '../security/ids.js';
+import { eventPreview, eventRow } from '../services/events/admin-events.js';
 import type { WidgetCaller } from '../services/widget/widget-caller.js';
 import type { AnswerSource } from './answer-context.js';
 
@@ -107,6 +108,24 @@ export function widgetTurnRecorder(options: {
           .updateTable('conversations')
           .set({ last_message_at: now, updated_at: now })
           .where('id', '=', caller.conversation.id)
+          .returning('id'),
+      )
+      // Operators' streams learn of the stored answer with it (the insert's trigger notifies).
+      .with('admin_event', (db) =>
+        db
+          .insertInto('admin_events')
+          .values(
+            eventRow(caller.workspaceId, {
+              type: 'message.created',
+              at: now.toISOString(),
+              conversation_id: caller.conversation.id,
+              agent_id: caller.agent.id,
+              message_id: message.id,
+              role: 'assistant',
+              preview: eventPreview(message.content),
+              author_user_id: null,
+            }),
+          )
           .returning('id'),
       )
       // The correction's use, counted atomically with the turn it answered.

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { cacheMbFor } from './embedded-cache.js';
 import { type EmbeddedStoreThread, startStoreThread } from './embedded-store.js';
+import { embeddedNotifications, postgresNotifications, type StoreNotifications } from './notifications.js';
 import type { DB } from './schema.js';
 import { withStartupLock } from './startup-lock.js';
 import type { StoreLane, StoreScheduling, StoreWorkerData } from './store-messages.js';
@@ -26,6 +27,8 @@ export type Database = {
   background: StorePool;
   mode: 'embedded' | 'postgres';
   features: DatabaseFeatures;
+  /** LISTEN on a channel of this store (db/notifications.ts): every NOTIFY committed on it, by any instance. */
+  listen: StoreNotifications['listen'];
   close(): Promise<void>;
 };
 
@@ -77,12 +80,14 @@ async function openStoreThread(
   options: EmbeddedOptions,
 ): Promise<EmbeddedDatabase> {
   const { log } = options;
+  let deliver: (channel: string, payload: string) => void = () => undefined;
   const thread = await startStoreThread(
     { ...data, scheduling: options.scheduling ?? 'interactive-first' },
     (error) => {
       (log.error ?? log.warn)(`${error.message}; pending queries failed`);
       options.onCrash?.(error);
     },
+    (channel, payload) => deliver(channel, payload),
   );
   const poolOf = (lane: StoreLane, max: number) => {
     // Each client gets its own connection to the thread (the `connection` option would share one).
@@ -109,8 +114,12 @@ async function openStoreThread(
   };
   const background = poolOf('background', EMBEDDED_BACKGROUND_POOL);
   const backgroundDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: background }) });
-  const database = await finishOpen(poolOf('interactive', EMBEDDED_INTERACTIVE_POOL), 'embedded', log, {
+  const interactive = poolOf('interactive', EMBEDDED_INTERACTIVE_POOL);
+  const notifications = embeddedNotifications((statement) => interactive.query(statement));
+  deliver = notifications.deliver;
+  const database = await finishOpen(interactive, 'embedded', log, {
     background: { db: backgroundDb, pool: background },
+    notifications,
     afterPoolEnd: async () => {
       await backgroundDb.destroy();
       await thread.close();
@@ -130,7 +139,8 @@ export async function openPostgresDatabase(options: {
     max: options.poolSize,
     onConnect: sessionSetup(options.log),
   });
-  return finishOpen(pool, 'postgres', options.log, { afterPoolEnd: async () => {} });
+  const notifications = postgresNotifications(options.url, options.log);
+  return finishOpen(pool, 'postgres', options.log, { notifications, afterPoolEnd: async () => {} });
 }
 
 /**
@@ -175,7 +185,7 @@ async function finishOpen(
   pool: pg.Pool,
   mode: Database['mode'],
   log: Log,
-  options: { background?: StorePool; afterPoolEnd: () => Promise<void> },
+  options: { background?: StorePool; notifications: StoreNotifications; afterPoolEnd: () => Promise<void> },
 ): Promise<Database> {
   // An idle client erroring (server restart) must not crash the process; the next query reconnects.
   pool.on('error', (error) => log.warn(`database connection error: ${error.message}`));
@@ -184,12 +194,14 @@ async function finishOpen(
   const close = async () => {
     if (closed) return;
     closed = true;
+    await options.notifications.close();
     await db.destroy();
     await options.afterPoolEnd();
   };
   try {
     const features = await withStartupLock(pool, mode, () => ensureExtensions(db, log));
-    return { db, pool, background: options.background ?? { db, pool }, mode, features, close };
+    const listen = options.notifications.listen;
+    return { db, pool, background: options.background ?? { db, pool }, mode, features, listen, close };
   } catch (error) {
     await close();
     throw error;

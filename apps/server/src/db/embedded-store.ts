@@ -22,6 +22,7 @@ export type EmbeddedStoreThread = StoreLink & {
 export async function startStoreThread(
   data: StoreWorkerData,
   onCrash: (error: Error) => void,
+  onNotification: (channel: string, payload: string) => void = () => undefined,
 ): Promise<EmbeddedStoreThread> {
   const worker = startWorker(WORKER_URL, data);
   const connections = new Map<number, { onAnswer(bytes: Uint8Array): void; fail(error: Error): void }>();
@@ -91,6 +92,7 @@ export async function startStoreThread(
     detach(conn) {
       connections.delete(conn);
     },
+    notify: onNotification,
     send(conn: number, lane: StoreLane, bytes: Uint8Array<ArrayBuffer>) {
       post({ type: 'exec', conn, lane, bytes }, [bytes.buffer]);
     },

@@ -40,6 +40,8 @@ export type ConversationsTable = {
   last_message_at: Date | null;
   /** When the visitor last said they were typing (operators see it for a few seconds). */
   visitor_typing_at: Date | null;
+  /** When the operator holding it last said they are typing (migration 0025). */
+  operator_typing_at: Generated<Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 };

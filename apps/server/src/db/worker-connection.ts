@@ -14,6 +14,8 @@ export type StoreLink = {
   detach(conn: number): void;
   /** Set once the store thread has stopped; new connections fail with it. */
   readonly failure: Error | null;
+  /** A NotificationResponse read from the shared backend's answer (db/notifications.ts). */
+  notify(channel: string, payload: string): void;
 };
 
 type Opts<K extends keyof typeof serialize> = Parameters<(typeof serialize)[K]>[0];
@@ -146,6 +148,11 @@ export class WorkerConnection extends EventEmitter {
     if (this.ended) return;
     this.parser.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (message) => {
       if (this.emitMessage) this.emit('message', message);
+      // The backend is shared: a NOTIFY any connection commits comes back in that connection's answer.
+      if (message.name === 'notification') {
+        const { channel, payload } = message as unknown as { channel: string; payload: string };
+        this.link.notify(channel, payload);
+      }
       // pg's Client listens for ErrorResponse as 'errorMessage'.
       this.emit(message.name === 'error' ? 'errorMessage' : message.name, message);
     });

@@ -5,12 +5,19 @@ import { logRequestError, serviceErrorBody, toAppError } from './error-handler.j
 /** Milliseconds between `: keep-alive` comments while the answer is being prepared. */
 const KEEP_ALIVE_MS = 15_000;
 
-/** One server-sent event as the contract's streams name it: an event name and its JSON data. */
-export type EventFrame = { event: string; data: unknown };
+/**
+ * One server-sent event as the contract's streams name it: an event name and its JSON data, and
+ * for resumable streams an `id` (the client's `Last-Event-ID` when it reconnects).
+ */
+export type EventFrame = { event: string; data: unknown; id?: string | null | undefined };
 
-/** Writes one SSE frame: `event: <name>` and one line of JSON (JSON never contains a raw newline). */
+/**
+ * Writes one SSE frame: an `id: <id>` line when the frame has one, `event: <name>` and one line
+ * of JSON (JSON never contains a raw newline; ids are decimal strings).
+ */
 export function formatFrame(frame: EventFrame): string {
-  return `event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
+  const id = frame.id ? `id: ${frame.id}\n` : '';
+  return `${id}event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
 }
 
 /**
@@ -40,6 +47,10 @@ export async function serveEventStream<F extends EventFrame>(
   reply: FastifyReply,
   headers: Record<string, string>,
   produce: (stream: EventStream<F>) => Promise<unknown>,
+  options: {
+    /** A client this far behind (bytes written but not yet taken by the socket) is dropped. */
+    maxBufferedBytes?: number;
+  } = {},
 ): Promise<void> {
   const abort = new AbortController();
   reply.hijack();
@@ -62,7 +73,13 @@ export async function serveEventStream<F extends EventFrame>(
     if (!raw.writableFinished) abort.abort();
   });
   const write = (frame: EventFrame) => {
-    if (!raw.destroyed) raw.write(formatFrame(frame));
+    if (raw.destroyed) return;
+    raw.write(formatFrame(frame));
+    // A slow client is not buffered for without bound: it is dropped (and reconnects to resume).
+    if (options.maxBufferedBytes !== undefined && raw.writableLength > options.maxBufferedBytes) {
+      abort.abort();
+      raw.destroy();
+    }
   };
   try {
     await produce({ send: write, signal: abort.signal });

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { DB } from '../db/schema.js';
 import { defineJob, type JobContextOf, type JobQueue } from '../queue/job-queue.js';
+import { ADMIN_EVENT_RETENTION_MS, pruneEvents } from '../services/events/admin-events.js';
+import { prunePresence } from '../services/events/presence.js';
 
 /**
  * When a table is worth maintaining, in autovacuum's terms (a base count plus a share of the
@@ -171,8 +173,9 @@ export async function runStoreMaintenance(options: {
 }
 
 /**
- * The embedded store's maintenance (PGlite has no autovacuum): see `runStoreMaintenance`.
- * Singleton: at most one queued or running at a time.
+ * The store's maintenance: on both stores, prunes the admin event stream's events older than
+ * ADMIN_EVENT_RETENTION_MS (24 h) and stale operator presence; on the embedded store (PGlite has
+ * no autovacuum) also `runStoreMaintenance`. Singleton: at most one queued or running at a time.
  */
 export const maintainStoreJob = defineJob({
   name: 'maintain-store',
@@ -180,7 +183,11 @@ export const maintainStoreJob = defineJob({
   policy: 'singleton',
   retryLimit: 1,
   expireInSeconds: 60 * 60,
-  async handle(_payload, { db, log }: JobContextOf<never>) {
+  async handle(_payload, { db, log, clock }: JobContextOf<'clock'>) {
+    const now = clock.now();
+    const pruned = await pruneEvents(db, now);
+    await prunePresence(db, now);
+    if (pruned > 0) log.info({ pruned, retention_ms: ADMIN_EVENT_RETENTION_MS }, 'admin events pruned');
     await runStoreMaintenance({ db, log });
   },
 });
@@ -188,7 +195,7 @@ export const maintainStoreJob = defineJob({
 /**
  * Sends the maintenance job every `intervalMinutes` on the embedded store (0: never). The
  * first run comes one interval after start, not at start, so a restart is not slowed by it.
- * On PostgreSQL nothing is scheduled: autovacuum does this work there.
+ * On PostgreSQL (autovacuum does the rest) it is sent hourly, for the admin events' pruning only.
  */
 export function scheduleStoreMaintenance(options: {
   mode: 'embedded' | 'postgres';
@@ -198,18 +205,17 @@ export function scheduleStoreMaintenance(options: {
 }): { stop(): void } {
   const { log } = options;
   if (options.mode === 'postgres') {
-    log.info('store maintenance: PostgreSQL runs autovacuum; nothing scheduled');
-    return { stop() {} };
-  }
-  if (options.intervalMinutes === 0) {
+    log.info('store maintenance: PostgreSQL runs autovacuum; the job only prunes admin events, hourly');
+  } else if (options.intervalMinutes === 0) {
     log.info('store maintenance: off (STORE_MAINTENANCE_INTERVAL_MINUTES=0)');
     return { stop() {} };
   }
+  const minutes = options.mode === 'postgres' ? 60 : options.intervalMinutes;
   const timer = setInterval(() => {
     options.queue.send(maintainStoreJob, { reason: 'schedule' }).catch((error: unknown) => {
       log.warn({ err: error }, 'store maintenance: could not queue the job');
     });
-  }, options.intervalMinutes * 60_000);
+  }, minutes * 60_000);
   timer.unref();
   return {
     stop() {

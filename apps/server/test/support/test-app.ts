@@ -73,10 +73,12 @@ export async function createTestApp(
     queue?: JobQueue;
     clock?: Clock;
     extraRoutes?: (app: FastifyInstance) => Promise<void>;
+    /** Another instance's store (two instances on one PostgreSQL database); the caller closes it. */
+    database?: Database;
   } = {},
 ): Promise<TestApp> {
   const config = await createTestConfig(options.env);
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const expectedMigrations = (await loadMigrations()).length;
   const embeddings = embeddingProviderFor(config, database.features);
   const queue = options.queue ?? (await startTestQueue(database));
@@ -97,7 +99,7 @@ export async function createTestApp(
     async close() {
       await app.close();
       if (options.queue === undefined) await queue.stop(1_000);
-      await database.close();
+      if (options.database === undefined) await database.close();
       await rm(config.dataDir, { recursive: true, force: true });
     },
   };

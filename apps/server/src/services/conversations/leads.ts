@@ -9,6 +9,7 @@ import { deliverWebhookSpec, pushLeadSpec } from '../../queue/job-specs.js';
 import { isId, newId } from '../../security/ids.js';
 import { hasSiteTarget } from '../../site-calls/site-target.js';
 import { iso } from '../context.js';
+import { publishEvent } from '../events/admin-events.js';
 
 /** The event a new lead fires. */
 export const LEAD_CAPTURED_EVENT = 'lead.captured';
@@ -87,6 +88,13 @@ export async function captureLead(options: {
         .executeTakeFirst();
       if (inserted) {
         await queueWebhooks(trx, options.queue, inserted, now);
+        await publishEvent(trx, options.workspaceId, {
+          type: 'lead.created',
+          at: now.toISOString(),
+          agent_id: inserted.agent_id,
+          lead_id: inserted.id,
+          conversation_id: inserted.conversation_id,
+        });
         if (await hasSiteTarget(trx, scope)) await queuePush(trx, options.queue, inserted.id);
         return { id: inserted.id, created: true, changed: true };
       }

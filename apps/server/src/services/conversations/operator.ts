@@ -6,6 +6,7 @@ import { AppError, notFound } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { recordAudit } from '../audit.js';
 import { type Actor, actingUserId, type TenantScope } from '../context.js';
+import { publishConversationUpdated, publishMessageCreated } from '../events/conversation-events.js';
 import { summaryQuery, toMessage, toSummary } from './conversation-inbox.js';
 
 /** A write scope: the caller acts as the user behind its token. */
@@ -40,6 +41,7 @@ export async function claimConversation(options: WriteScope): Promise<TConversat
       claimed_at: claimedAt,
     });
     await audit(trx, options, 'conversation.claimed', { previous_status: current.status });
+    await publishConversationUpdated(trx, options.workspaceId, options.conversationId, claimedAt);
     return readSummary(trx, options);
   });
 }
@@ -75,6 +77,18 @@ export async function sendOperatorMessage(
       message_id: message.id,
       length: message.content.length,
     });
+    await publishMessageCreated(
+      trx,
+      options.workspaceId,
+      {
+        id: message.id,
+        conversationId: options.conversationId,
+        role: 'operator',
+        content: message.content,
+        authorUserId: userId,
+      },
+      options.clock.now(),
+    );
     return toMessage(message);
   });
 }
@@ -95,6 +109,7 @@ export async function releaseConversation(options: WriteScope): Promise<TConvers
       previous_status: current.status,
       previous_claimed_by_user_id: current.claimed_by_user_id,
     });
+    await publishConversationUpdated(trx, options.workspaceId, options.conversationId, options.clock.now());
     return readSummary(trx, options);
   });
 }

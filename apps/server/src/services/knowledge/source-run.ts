@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
 import type { JobQueue } from '../../queue/job-queue.js';
+import { publishSourceProgress } from '../events/source-events.js';
 import { type IndexedSource, onSourcesIndexed } from './evaluation-trigger.js';
 import { clearFailures, type PageFailure, recordFailures } from './source-failures.js';
 
@@ -40,6 +41,7 @@ export async function startRun(db: Queryable, clock: Clock, sourceId: string): P
     .where('id', '=', sourceId)
     .execute();
   await clearFailures(db, sourceId);
+  await publishSourceProgress(db, [sourceId], now);
 }
 
 /**
@@ -64,6 +66,7 @@ export async function recordRunProgress(
     .where('status', '=', 'fetching')
     .execute();
   await recordFailures(db, sourceId, failures, clock.now());
+  await publishSourceProgress(db, [sourceId], clock.now());
 }
 
 /** Marks the source failed with the reason, verbatim; documents from earlier fetches stay. */
@@ -78,6 +81,7 @@ export async function failRun(db: Queryable, clock: Clock, sourceId: string, rea
     })
     .where('id', '=', sourceId)
     .execute();
+  await publishSourceProgress(db, [sourceId], clock.now());
 }
 
 /**
@@ -113,6 +117,7 @@ export async function finishRun(
     embeddingsFailed: false,
     evaluations,
   });
+  await publishSourceProgress(db, [sourceId], now);
 }
 
 /** Deletes the source's documents (and, by cascade, chunks) whose external id is not kept. */
@@ -258,6 +263,14 @@ async function settleLocked(
       and case when n.pending = 0 then not (${vectorsMissing}) else false end
     returning s.id, s.agent_id, s.status`.execute(db);
   await afterSourcesSettled(db, result.rows, options.evaluations);
+  // The settled status reaches the console's streams (when the caller passed its clock).
+  const clock = options.evaluations?.clock;
+  if (clock)
+    await publishSourceProgress(
+      db,
+      result.rows.map((row) => row.id),
+      clock.now(),
+    );
   return result.rows.length;
 }
 

@@ -8,6 +8,8 @@ import { newId } from '../../security/ids.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
 import { recordAudit } from '../audit.js';
 import { eraseVisitorLeads } from '../conversations/leads.js';
+import { publishEvent, publishTyping } from '../events/admin-events.js';
+import { publishConversationUpdated, publishHandoffRequested } from '../events/conversation-events.js';
 import { recordTurnQuestion } from './turn-questions.js';
 import type { WidgetCaller } from './widget-caller.js';
 
@@ -21,23 +23,27 @@ export async function requestHuman(
   caller: WidgetCaller,
   now: Date,
 ): Promise<ConversationStatus> {
-  const updated = await db
-    .updateTable('conversations')
-    .set({ status: 'waiting', human_requested_at: now, updated_at: now })
-    .where('id', '=', caller.conversation.id)
-    .where('status', '=', 'open')
-    .returning('status')
-    .executeTakeFirst();
-  if (updated) {
-    await recordTurnQuestion(db, {
-      id: newId(),
-      workspaceId: caller.workspaceId,
-      conversationId: caller.conversation.id,
-      reason: 'handoff',
-      now,
-    });
-    return updated.status;
-  }
+  const updated = await db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('conversations')
+      .set({ status: 'waiting', human_requested_at: now, updated_at: now })
+      .where('id', '=', caller.conversation.id)
+      .where('status', '=', 'open')
+      .returning('status')
+      .executeTakeFirst();
+    if (row) {
+      await recordTurnQuestion(trx, {
+        id: newId(),
+        workspaceId: caller.workspaceId,
+        conversationId: caller.conversation.id,
+        reason: 'handoff',
+        now,
+      });
+      await publishHandoffRequested(trx, caller.workspaceId, caller.conversation.id, now);
+    }
+    return row;
+  });
+  if (updated) return updated.status;
   const current = await db
     .selectFrom('conversations')
     .select('status')
@@ -77,6 +83,16 @@ export async function recordTyping(
     .set({ visitor_typing_at: typing ? now : null })
     .where('id', '=', caller.conversation.id)
     .execute();
+  // Operators' streams see it at once (not stored); the column stays for the polling inbox.
+  await publishTyping(db, caller.workspaceId, {
+    type: 'typing',
+    at: now.toISOString(),
+    conversation_id: caller.conversation.id,
+    agent_id: caller.agent.id,
+    who: 'visitor',
+    user_id: null,
+    typing,
+  });
 }
 
 /** The stored rating of a conversation. */
@@ -168,6 +184,13 @@ export async function clearConversation(
         shopper_verified_at: caller.conversation.shopper_verified_at,
       })
       .execute();
+    await publishConversationUpdated(trx, caller.workspaceId, caller.conversation.id, now);
+    await publishEvent(trx, caller.workspaceId, {
+      type: 'conversation.created',
+      at: now.toISOString(),
+      conversation_id: conversationId,
+      agent_id: caller.agent.id,
+    });
   });
   const issued = await issueWidgetToken(
     key,

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.js';
 import type { ChatMessage } from '../../llm/llm-provider.js';
 import { newId } from '../../security/ids.js';
 import { messageLimitSql, usagePeriod } from '../billing/plan-limits.js';
+import { eventInsertSql, eventPreview } from '../events/admin-events.js';
 import type { WidgetCaller } from './widget-caller.js';
 
 /** Earlier messages a model sees with a new question. */
@@ -56,6 +57,21 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
       update conversations set last_message_at = ${now}, updated_at = ${now}, visitor_typing_at = null
       where id = (select conversation_id from message)
       returning id
+    ), admin_event as (
+      ${eventInsertSql(
+        caller.workspaceId,
+        {
+          type: 'message.created',
+          at: now.toISOString(),
+          conversation_id: caller.conversation.id,
+          agent_id: caller.agent.id,
+          message_id: id,
+          role: 'visitor',
+          preview: eventPreview(content),
+          author_user_id: null,
+        },
+        'message',
+      )}
     )
     select coalesce((
         select jsonb_agg(jsonb_build_object('role', h.role, 'content', h.content) order by h.id)

@@ -48,7 +48,8 @@ function cut(value: string | undefined, max: number): string | null {
  * under that visitor with the token's id, `on conflict (id) do nothing`, so a conversation
  * already stored (by a concurrent call, or stored and then closed) is never re-created or
  * reopened: the caller re-reads it and applies its checks. Nothing is written unless the
- * agent is still published.
+ * agent is still published. A stored conversation's `conversation.created` event goes with it
+ * (the event insert's trigger notifies the operators' streams).
  */
 export async function storePendingConversation(
   db: Kysely<DB>,
@@ -69,12 +70,20 @@ export async function storePendingConversation(
       on conflict (agent_id, anon_id)
         do update set last_seen_at = excluded.last_seen_at, locale = coalesce(excluded.locale, visitors.locale)
       returning id, workspace_id, agent_id
+    ), stored as (
+      insert into conversations (id, workspace_id, agent_id, visitor_id, page_url, page_title, referrer,
+        shopper_wp_user_id, shopper_email_hash, shopper_verified_at, created_at, updated_at)
+      select ${claims.conversation_id}, visitor.workspace_id, visitor.agent_id, visitor.id, ${pending.page_url}::text,
+        ${pending.page_title}::text, ${pending.referrer}::text, ${shopper?.wp_user_id ?? null}::bigint,
+        ${shopper?.email_hash ?? null}::text, ${verifiedAt}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      from visitor
+      on conflict (id) do nothing
+      returning id, workspace_id, agent_id
     )
-    insert into conversations (id, workspace_id, agent_id, visitor_id, page_url, page_title, referrer,
-      shopper_wp_user_id, shopper_email_hash, shopper_verified_at, created_at, updated_at)
-    select ${claims.conversation_id}, visitor.workspace_id, visitor.agent_id, visitor.id, ${pending.page_url}::text,
-      ${pending.page_title}::text, ${pending.referrer}::text, ${shopper?.wp_user_id ?? null}::bigint,
-      ${shopper?.email_hash ?? null}::text, ${verifiedAt}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-    from visitor
-    on conflict (id) do nothing`.execute(db);
+    insert into admin_events (workspace_id, type, payload, created_at)
+    select stored.workspace_id, 'conversation.created', jsonb_build_object(
+      'type', 'conversation.created', 'at', ${now.toISOString()}::text,
+      'conversation_id', stored.id, 'agent_id', stored.agent_id
+    ), ${now}::timestamptz
+    from stored`.execute(db);
 }

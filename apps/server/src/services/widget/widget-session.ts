@@ -12,6 +12,7 @@ import type { ConversationRow, ConversationStatus } from '../../db/schema-conver
 import { newId } from '../../security/ids.js';
 import { verifyShopperToken } from '../../security/shopper-token.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
+import { eventInsertSql } from '../events/admin-events.js';
 import { cachedWidgetAgent, cacheWidgetAgent, widgetAgentGeneration } from './widget-agent-cache.js';
 import { storedBehaviorRules, storedWidgetFeatures, toWidgetMessage } from './widget-caller.js';
 import { normalizeLanguageTag, resolveLanguage } from './widget-language.js';
@@ -240,6 +241,12 @@ async function openConversation(
   const shopperId = shopper?.wp_user_id ?? null;
   const shopperHash = shopper?.email_hash ?? null;
   const verifiedAt = shopper ? now : null;
+  const startedId = newId();
+  const created = eventInsertSql(
+    agent.workspace_id,
+    { type: 'conversation.created', at: now.toISOString(), conversation_id: startedId, agent_id: agent.id },
+    'started',
+  );
   const result = await sql<ConversationRow>`
     with visitor as (
       insert into visitors (id, workspace_id, agent_id, anon_id, locale, created_at, last_seen_at)
@@ -263,11 +270,11 @@ async function openConversation(
     ), started as (
       insert into conversations (id, workspace_id, agent_id, visitor_id, page_url, page_title, referrer,
         shopper_wp_user_id, shopper_email_hash, shopper_verified_at, created_at, updated_at)
-      select ${newId()}, ${agent.workspace_id}, ${agent.id}, visitor.id, ${pageUrl}, ${pageTitle}, ${referrer},
+      select ${startedId}, ${agent.workspace_id}, ${agent.id}, visitor.id, ${pageUrl}, ${pageTitle}, ${referrer},
         ${shopperId}::bigint, ${shopperHash}::text, ${verifiedAt}::timestamptz, ${now}, ${now}
       from visitor where not exists (select 1 from latest)
       returning *
-    )
+    ), admin_event as (${created})
     select * from resumed union all select * from started`.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('init: no conversation was resumed or started');

@@ -13,6 +13,8 @@ import { z } from 'zod';
 import { notFound } from '../../errors/app-error.js';
 import { listMessagesAfter } from '../../services/conversations/conversation-inbox.js';
 import { captureLead } from '../../services/conversations/leads.js';
+import { isOperatorTyping } from '../../services/events/operator-typing.js';
+import { operatorsOnline } from '../../services/events/presence.js';
 import {
   clearConversation,
   eraseVisitor,
@@ -74,7 +76,16 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
           ...common,
           summary: 'Ask for a human (idempotent)',
           response: {
-            200: dataEnvelope(z.object({ status: ZStatus })),
+            200: dataEnvelope(
+              z.object({
+                status: ZStatus,
+                operators_online: z
+                  .boolean()
+                  .describe(
+                    'Whether someone who may reply has the console open now (else: offer to leave an email)',
+                  ),
+              }),
+            ),
             404: ZServiceError.describe('Human takeover is off for this agent'),
             ...widgetErrorResponses,
           },
@@ -83,7 +94,11 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
       async (request) => {
         const caller = widgetCaller(request);
         if (!storedWidgetFeatures(caller.agent).human) throw notFound();
-        return { data: { status: await requestHuman(db, caller, deps.clock.now()) } };
+        const now = deps.clock.now();
+        const status = await requestHuman(db, caller, now);
+        return {
+          data: { status, operators_online: (await operatorsOnline(db, caller.workspaceId, now)) > 0 },
+        };
       },
     );
 
@@ -167,7 +182,13 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
           summary: 'Messages after a given one (polling for operator replies)',
           querystring: z.object({ after: z.string().min(1).max(64).optional() }),
           response: {
-            200: dataEnvelope(z.object({ status: ZStatus, messages: z.array(ZWidgetMessage) })),
+            200: dataEnvelope(
+              z.object({
+                status: ZStatus,
+                messages: z.array(ZWidgetMessage),
+                operator_typing: z.boolean().describe('The operator holding the conversation is typing'),
+              }),
+            ),
             ...widgetErrorResponses,
           },
         },
@@ -185,6 +206,9 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
           data: {
             status: caller.conversation.status,
             messages: messages.map(toWidgetMessage),
+            operator_typing:
+              caller.conversation.status === 'claimed' &&
+              isOperatorTyping(caller.conversation.operator_typing_at, deps.clock.now()),
           },
         };
       },
