@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { BillingTables } from './schema-billing.js';
 import type { ConversationTables } from './schema-conversations.js';
+import type { InboxTables } from './schema-inbox.js';
 import type { EvaluationRunsTable, GoldenItemsTable } from './schema-quality.js';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -300,6 +301,7 @@ export type SchemaMigrationsTable = {
 
 /** The whole database as Kysely sees it. */
 export type DB = ConversationTables &
+  InboxTables &
   BillingTables & {
     workspaces: WorkspacesTable;
     users: UsersTable;
