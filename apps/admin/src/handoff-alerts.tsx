@@ -93,7 +93,7 @@ function notify(event: TAdminEventOf<'conversation.handoff_requested'>, open: (p
 
 /**
  * Mounted once in the shell: keeps the title badge current, alerts on handoffs, and shows the
- * alerts switch (a button: turning alerts on asks for notification permission from that click).
+ * alerts switch.
  */
 export function HandoffAlerts() {
   const location = useLocation();
@@ -108,8 +108,15 @@ export function HandoffAlerts() {
     beep();
     notify(event, (path) => location.route(path));
   });
-  if (!can('conversations.reply')) return null;
+  return <AlertsSwitch where="topbar" />;
+}
 
+/**
+ * The alerts switch: turning alerts on asks for notification permission from that click. The
+ * shell shows it in the header; a phone's header has no room, so the inbox shows it there instead.
+ */
+export function AlertsSwitch(props: { where: 'topbar' | 'page' }) {
+  if (!can('conversations.reply')) return null;
   const turnOn = async () => {
     // The AudioContext is made from this click, so the later beeps may play.
     try {
@@ -127,7 +134,6 @@ export function HandoffAlerts() {
     }
     setPreference(true);
   };
-  const turnOff = () => setPreference(false);
   const isOn = alertsOn.value;
   const denied = permission.value === 'denied';
   const label = isOn
@@ -138,17 +144,17 @@ export function HandoffAlerts() {
   return (
     <button
       type="button"
-      class={`button ghost alerts-toggle${isOn ? ' on' : ''}`}
+      class={`button ghost alerts-toggle in-${props.where}${isOn ? ' on' : ''}`}
       aria-pressed={isOn}
       title={
         denied
           ? 'This browser blocks notifications for this site: change it in the site settings. Sound and the title badge still work.'
           : 'A notification and a short sound when a visitor asks for a human'
       }
-      onClick={() => (isOn ? turnOff() : void turnOn())}
+      onClick={() => (isOn ? setPreference(false) : void turnOn())}
     >
       <BellIcon size={18} />
-      <span class="alerts-label">{label}</span>
+      <span>{label}</span>
       {waitingUnread.value > 0 ? (
         <span class="badge warn">
           {waitingUnread.value}

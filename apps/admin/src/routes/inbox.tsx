@@ -15,7 +15,7 @@ import { useLocation, useRoute } from 'preact-iso';
 import { api, apiPage } from '../api';
 import { FormMessage } from '../components/field';
 import { dateText } from '../date-text';
-import { refreshHandoffCount } from '../handoff-alerts';
+import { AlertsSwitch, refreshHandoffCount } from '../handoff-alerts';
 import { useLive } from '../live';
 import { usePagedList } from '../paged-list';
 import { inboxPath } from '../paths';
@@ -144,6 +144,7 @@ export function Inbox() {
     <section class={`page inbox${selectedId ? ' has-selection' : ''}`} aria-labelledby="inbox-title">
       <div class="inbox-list-pane">
         <h1 id="inbox-title">Inbox</h1>
+        <AlertsSwitch where="page" />
         <fieldset class="inbox-tabs">
           <legend class="sr-only">Filter conversations</legend>
           {INBOX_FILTERS.map((name) => {
