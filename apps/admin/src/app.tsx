@@ -9,6 +9,7 @@ const Setup = lazy(() => import('./routes/setup').then((module) => module.Setup)
 const SignIn = lazy(() => import('./routes/sign-in').then((module) => module.SignIn));
 const ForgotPassword = lazy(() => import('./routes/forgot-password').then((module) => module.ForgotPassword));
 const ResetPassword = lazy(() => import('./routes/reset-password').then((module) => module.ResetPassword));
+const Inbox = lazy(() => import('./routes/inbox').then((module) => module.Inbox));
 const Agents = lazy(() => import('./routes/agents').then((module) => module.Agents));
 const NewAgent = lazy(() => import('./routes/new-agent').then((module) => module.NewAgent));
 const Knowledge = lazy(() => import('./routes/knowledge').then((module) => module.Knowledge));
@@ -105,6 +106,8 @@ function Gate() {
   return (
     <Shell>
       <Router>
+        <Route path={PATHS.inbox} component={Inbox} />
+        <Route path={PATHS.inboxConversation} component={Inbox} />
         <Route path={PATHS.agents} component={Agents} />
         <Route path={PATHS.newAgent} component={NewAgent} />
         <Route path={PATHS.knowledge} component={Knowledge} />

@@ -6,6 +6,9 @@ export const PATHS = {
   forgotPassword: '/admin/forgot-password',
   /** Where the mailed reset link lands (the service's RESET_PAGE_PATH; the token is in the fragment). */
   resetPassword: '/admin/reset-password',
+  /** The operator inbox (list and, on wide screens, the open conversation beside it). */
+  inbox: '/admin/inbox',
+  inboxConversation: '/admin/inbox/:id',
   agents: '/admin/agents',
   newAgent: '/admin/agents/new',
   knowledge: '/admin/agents/:id/knowledge',
@@ -69,4 +72,10 @@ export function questionsPath(agentId: string): string {
 /** An agent's quality: its golden set and evaluation runs. */
 export function qualityPath(agentId: string): string {
   return `/admin/agents/${encodeURIComponent(agentId)}/quality`;
+}
+
+/** One conversation in the inbox (keeping the list's filters in `query`, when given). */
+export function inboxPath(conversationId?: string, query = ''): string {
+  const base = conversationId ? `/admin/inbox/${encodeURIComponent(conversationId)}` : '/admin/inbox';
+  return query ? `${base}?${query}` : base;
 }

@@ -114,6 +114,15 @@ describe(`roles matrix over every admin route (${TEST_ENGINE})`, () => {
     assert.equal(of(`GET ${ADMIN_PREFIX}/members`), 'members.manage');
     assert.equal(of(`DELETE ${ADMIN_PREFIX}/tokens/:id`), 'workspace.configure');
     assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/messages`), 'conversations.reply');
+    // The inbox: notes and closing are taking part in conversations; saved replies are used by
+    // whoever may reply and edited by whoever configures the workspace.
+    assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/close`), 'conversations.reply');
+    assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/notes`), 'conversations.reply');
+    assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/read`), 'workspace.read');
+    assert.equal(of(`GET ${ADMIN_PREFIX}/saved-replies`), 'conversations.reply');
+    assert.equal(of(`POST ${ADMIN_PREFIX}/saved-replies`), 'workspace.configure');
+    assert.equal(of(`PATCH ${ADMIN_PREFIX}/saved-replies/:id`), 'workspace.configure');
+    assert.equal(of(`DELETE ${ADMIN_PREFIX}/saved-replies/:id`), 'workspace.configure');
     assert.equal(of(`PATCH ${ADMIN_PREFIX}/me`), 'account.self');
     assert.equal(of(`GET ${ADMIN_PREFIX}/stream`), 'workspace.read');
     assert.equal(of(`POST ${ADMIN_PREFIX}/conversations/:id/typing`), 'conversations.reply');

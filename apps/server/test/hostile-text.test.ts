@@ -65,6 +65,7 @@ const NO_TEXT_INPUT = new Set([
   'GET /api/v1/admin/platform/plans',
   'GET /api/v1/admin/members',
   'GET /api/v1/admin/invites',
+  'GET /api/v1/admin/saved-replies',
   // Leaving takes no input; the hostile sweep's token is refused (403) before anything is read.
   'POST /api/v1/admin/members/leave',
   // The billing webhooks' bodies are a provider's signed bytes, verified before they are read

@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  INBOX_SEARCH_MAX,
+  ZConversationLead,
+  ZConversationNote,
+  ZInboxFilter,
+  ZTimelineEntry,
+} from './inbox.js';
 import { zStorableJson, zText } from './text.js';
 
 /** Conversation states: open (the bot answers), waiting (a human was asked for), claimed (an operator answers), closed. */
@@ -25,6 +32,12 @@ export const VISITOR_TYPING_WINDOW_SECONDS = 5;
 export const ZConversationListQuery = z.object({
   agent_id: zText().min(1).max(64).optional(),
   status: ZConversationStatus.optional(),
+  filter: ZInboxFilter.optional().describe('An inbox filter; combined with status when both are sent'),
+  q: zText()
+    .trim()
+    .max(INBOX_SEARCH_MAX)
+    .optional()
+    .describe('Search over the visitor messages (words, or a part of one)'),
   cursor: zText().min(1).max(200).optional().describe('Opaque: meta.next_cursor of the previous page'),
   limit: z.coerce.number().int().min(1).max(CONVERSATION_PAGE_MAX).default(25),
 });
@@ -65,9 +78,13 @@ export const ZConversationSummary = z.object({
 });
 export type TConversationSummary = z.infer<typeof ZConversationSummary>;
 
+/** One row of the inbox list: the summary and whether the caller has unread visitor messages in it. */
+export const ZInboxConversation = ZConversationSummary.extend({ unread: z.boolean() });
+export type TInboxConversation = z.infer<typeof ZInboxConversation>;
+
 /** A page of the inbox: newest conversations first. */
 export const ZConversationPage = z.object({
-  data: z.array(ZConversationSummary),
+  data: z.array(ZInboxConversation),
   meta: z.object({ next_cursor: zText().nullable() }),
 });
 
@@ -103,8 +120,15 @@ export const ZConversationDetail = ZConversationSummary.extend({
   page_url: zText().nullable(),
   page_title: zText().nullable(),
   referrer: zText().nullable(),
+  /** The visitor's language as the widget reported it. */
+  visitor_locale: zText().nullable(),
   messages: z.array(ZConversationMessage),
   answer_turns: z.array(ZAnswerTurn),
+  /** Names of the operators who wrote messages or notes here, by user id. */
+  operators: z.record(zText(), zText()),
+  notes: z.array(ZConversationNote),
+  leads: z.array(ZConversationLead),
+  timeline: z.array(ZTimelineEntry),
 });
 export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 

@@ -8,6 +8,7 @@ export * from './envelopes.js';
 export * from './errors.js';
 export * from './evaluation.js';
 export * from './hmac.js';
+export * from './inbox.js';
 export * from './kb.js';
 export * from './kb-settings.js';
 export * from './llm-key.js';

@@ -174,3 +174,19 @@ export const BarsIcon = (props: IconProps) => (
     <path d="M2 20h20" />
   </Svg>
 );
+
+/** A tray: the inbox nav entry. */
+export const InboxIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="M22 12h-6l-2 3h-4l-2-3H2" />
+    <path d="M5.45 5.11 2 12v6a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2v-6l-3.45-6.89A2 2 0 0 0 16.76 4H7.24a2 2 0 0 0-1.79 1.11z" />
+  </Svg>
+);
+
+/** A bell: the handoff alerts switch. */
+export const BellIcon = (props: IconProps) => (
+  <Svg {...props}>
+    <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
+    <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
+  </Svg>
+);

@@ -3,10 +3,21 @@ import type { TargetedKeyboardEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PATHS } from '../paths';
 import { can } from '../session';
-import { BarsIcon, BookIcon, ChatIcon, GlobeIcon, KeyIcon, MenuIcon, ShieldIcon, UsersIcon } from './icons';
+import {
+  BarsIcon,
+  BookIcon,
+  ChatIcon,
+  GlobeIcon,
+  InboxIcon,
+  KeyIcon,
+  MenuIcon,
+  ShieldIcon,
+  UsersIcon,
+} from './icons';
 
 /** The entries, each with the permission its page needs: a role without it does not see the entry. */
 const NAV: ReadonlyArray<{ href: string; label: string; Icon: typeof ChatIcon; permission: TPermission }> = [
+  { href: PATHS.inbox, label: 'Inbox', Icon: InboxIcon, permission: 'workspace.read' },
   { href: PATHS.agents, label: 'Agents', Icon: ChatIcon, permission: 'workspace.read' },
   { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon, permission: 'workspace.read' },
   { href: PATHS.members, label: 'Members', Icon: UsersIcon, permission: 'members.manage' },

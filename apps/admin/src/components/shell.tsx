@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { HandoffAlerts } from '../handoff-alerts';
 import { PATHS } from '../paths';
 import { session, signOut } from '../session';
 import { ChatIcon, SignOutIcon } from './icons';
@@ -31,6 +32,7 @@ export function Shell(props: { children: ComponentChildren }) {
         </a>
         <WorkspaceSwitcher />
         <div class="topbar-end">
+          <HandoffAlerts />
           {current ? <span class="user-email">{current.user.email}</span> : null}
           {current?.impersonation ? null : (
             // While viewing as a member, the banner's End takes the place of signing out.

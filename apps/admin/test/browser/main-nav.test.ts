@@ -53,7 +53,7 @@ describe('admin console: main navigation', () => {
       await signInAs(page);
       const nav = page.getByRole('navigation', { name: 'Main' });
       assert.equal(await nav.getByRole('button', { name: /Menu/ }).isVisible(), false);
-      assert.deepEqual(await entriesInView(page), [true, true, true, true, true, true]);
+      assert.deepEqual(await entriesInView(page), [true, true, true, true, true, true, true]);
       await nav.getByRole('link', { name: 'API tokens' }).click();
       await page.waitForURL(url('/admin/tokens'));
       assert.equal(await nav.getByRole('link', { name: 'API tokens' }).getAttribute('aria-current'), 'page');
@@ -76,12 +76,13 @@ describe('admin console: main navigation', () => {
       await page.keyboard.press('Enter');
       assert.equal(await menu.getAttribute('aria-expanded'), 'true');
       // Every entry is whole on a phone: none is cut off at the edge.
-      assert.deepEqual(await entriesInView(page), [true, true, true, true, true, true]);
+      assert.deepEqual(await entriesInView(page), [true, true, true, true, true, true, true]);
       await checkScreen(page, 'nav-open');
       await page.setViewportSize(PHONE);
 
       await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Agents');
+      // The inbox comes first: where the team answers visitors.
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Inbox');
       await page.keyboard.press('Escape');
       assert.equal(await menu.getAttribute('aria-expanded'), 'false');
       assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('nav-toggle')), true);

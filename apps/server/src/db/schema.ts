@@ -2,6 +2,7 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { BillingTables } from './schema-billing.js';
 import type { ConversationTables } from './schema-conversations.js';
 import type { EventTables } from './schema-events.js';
+import type { InboxTables } from './schema-inbox.js';
 import type { EvaluationRunsTable, GoldenItemsTable } from './schema-quality.js';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -301,6 +302,7 @@ export type SchemaMigrationsTable = {
 
 /** The whole database as Kysely sees it. */
 export type DB = ConversationTables &
+  InboxTables &
   BillingTables &
   EventTables & {
     workspaces: WorkspacesTable;

@@ -242,6 +242,10 @@ const DOC_SCREENSHOTS = new Set([
   'platform-view-as-desktop',
   'impersonation-desktop',
   'impersonation-phone',
+  'inbox-desktop',
+  'inbox-phone',
+  'inbox-conversation-desktop',
+  'inbox-conversation-phone',
 ]);
 
 /**

@@ -6,6 +6,8 @@ import {
   type TConversationMessage,
   type TConversationStatus,
   type TConversationSummary,
+  type TInboxConversation,
+  type TInboxFilter,
   type TMessagePreview,
   VISITOR_TYPING_WINDOW_SECONDS,
 } from '@service/contract';
@@ -16,24 +18,40 @@ import type { AnswerTurnsTable, MessageRow } from '../../db/schema-conversations
 import { notFound, validationError } from '../../errors/app-error.js';
 import { isId } from '../../security/ids.js';
 import { iso, type TenantScope } from '../context.js';
+import { readConversationContext } from './conversation-context.js';
 
 /** A read scope; its clock is what `visitor_typing` is computed against (the clock that wrote `visitor_typing_at`). */
 type ReadScope = Pick<TenantScope, 'db' | 'workspaceId' | 'clock'>;
-/** The inbox, newest conversations first, with keyset paging through an opaque cursor. */
+/** What the inbox list takes: filters, a search over visitor messages, and the keyset page. */
+export type ConversationListOptions = ReadScope & {
+  /** The calling user: `mine` and the unread flags are theirs (null: a token acting for no user). */
+  userId: string | null;
+  agentId?: string | undefined;
+  status?: TConversationStatus | undefined;
+  filter?: TInboxFilter | undefined;
+  search?: string | undefined;
+  cursor?: string | undefined;
+  limit: number;
+};
+
+/**
+ * The inbox, newest conversations first, with keyset paging through an opaque cursor. The one
+ * query behind `GET /conversations` (bench/ measures it as is): walks
+ * `conversations_workspace_status_idx` / `conversations_workspace_idx` newest first and stops at the page.
+ */
 export async function listConversations(
-  options: ReadScope & {
-    agentId?: string | undefined;
-    status?: TConversationStatus | undefined;
-    cursor?: string | undefined;
-    limit: number;
-  },
-): Promise<{ items: TConversationSummary[]; nextCursor: string | null }> {
+  options: ConversationListOptions,
+): Promise<{ items: TInboxConversation[]; nextCursor: string | null }> {
   let query = summaryQuery(options.db, options.workspaceId, options.clock.now())
+    .select(unreadFlag(options.userId).as('unread'))
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id', 'desc')
     .limit(options.limit + 1);
   if (options.agentId !== undefined) query = query.where('c.agent_id', '=', options.agentId);
   if (options.status !== undefined) query = query.where('c.status', '=', options.status);
+  if (options.filter !== undefined) query = query.where(filterCondition(options.filter, options.userId));
+  const search = options.search?.trim();
+  if (search) query = query.where(visitorSaid(search));
   if (options.cursor !== undefined) {
     const [createdAt, id] = decodeCursor(options.cursor);
     // Compared as text at microsecond precision: a JS Date would round to milliseconds and skip rows.
@@ -45,7 +63,49 @@ export async function listConversations(
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   const nextCursor = rows.length > options.limit && last ? encodeCursor(last.cursor_key, last.id) : null;
-  return { items: page.map(toSummary), nextCursor };
+  return { items: page.map((row) => ({ ...toSummary(row), unread: row.unread })), nextCursor };
+}
+
+/** The SQL condition of an inbox filter over `conversations as c`. */
+export function filterCondition(filter: TInboxFilter, userId: string | null): RawBuilder<boolean> {
+  switch (filter) {
+    case 'waiting':
+      return sql<boolean>`c.status = 'waiting'`;
+    case 'open':
+      return sql<boolean>`c.status in ('open', 'waiting', 'claimed')`;
+    case 'closed':
+      return sql<boolean>`c.status = 'closed'`;
+    case 'mine':
+      // A token acting for no user holds no conversation.
+      return userId === null
+        ? sql<boolean>`false`
+        : sql<boolean>`c.status = 'claimed' and c.claimed_by_user_id = ${userId}`;
+    case 'all':
+      return sql<boolean>`true`;
+  }
+}
+
+/**
+ * True when the conversation has a visitor message newer than the user's read mark (every
+ * visitor message counts when they never opened it); probes `messages_conversation_idx`.
+ */
+export function unreadFlag(userId: string | null): RawBuilder<boolean> {
+  if (userId === null) return sql<boolean>`false`;
+  return sql<boolean>`exists (select 1 from messages um where um.conversation_id = c.id
+    and um.role = 'visitor' and um.created_at > coalesce((select r.last_read_message_at
+      from conversation_reads r where r.user_id = ${userId} and r.conversation_id = c.id), '-infinity'))`;
+}
+
+/**
+ * Some visitor message of the conversation holds every word of `search` (full text, the
+ * `simple` configuration: no stemming, any language) or `search` itself as a substring (LIKE
+ * wildcards taken literally). Bounded by INBOX_SEARCH_MAX and by the page's limit.
+ */
+function visitorSaid(search: string): RawBuilder<boolean> {
+  const pattern = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return sql<boolean>`exists (select 1 from messages sm where sm.conversation_id = c.id
+    and sm.role = 'visitor' and (to_tsvector('simple', sm.content) @@ plainto_tsquery('simple', ${search})
+      or sm.content ilike ${pattern}))`;
 }
 
 /** One conversation with every message and answer turn; another workspace's is a 404. */
@@ -67,6 +127,12 @@ export async function getConversation(
       .orderBy('id')
       .execute(),
   ]);
+  const context = await readConversationContext({
+    db: options.db,
+    workspaceId: options.workspaceId,
+    conversationId: options.conversationId,
+    messageAuthorIds: messages.flatMap((message) => (message.author_user_id ? [message.author_user_id] : [])),
+  });
   return {
     ...toSummary(row),
     page_url: row.page_url,
@@ -74,6 +140,7 @@ export async function getConversation(
     referrer: row.referrer,
     messages: messages.map(toMessage),
     answer_turns: turns.map(toAnswerTurn),
+    ...context,
   };
 }
 

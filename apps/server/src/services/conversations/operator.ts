@@ -114,6 +114,29 @@ export async function releaseConversation(options: WriteScope): Promise<TConvers
   });
 }
 
+/**
+ * Closes a conversation in any other status (the claim is cleared; the bot stays silent because
+ * the widget's token no longer resolves a closed conversation, and its next poll says so).
+ * Closing a closed conversation changes nothing. Audited.
+ */
+export async function closeConversation(options: WriteScope): Promise<TConversationSummary> {
+  return options.db.transaction().execute(async (trx) => {
+    const current = await lockConversation(trx, options);
+    if (current.status === 'closed') return readSummary(trx, options);
+    await updateConversation(trx, options, {
+      status: 'closed',
+      claimed_by_user_id: null,
+      claimed_at: null,
+      visitor_typing_at: null,
+    });
+    await audit(trx, options, 'conversation.closed', {
+      previous_status: current.status,
+      previous_claimed_by_user_id: current.claimed_by_user_id,
+    });
+    return readSummary(trx, options);
+  });
+}
+
 /** The user an admin token acts for; a token without one cannot take over conversations. */
 function operatorUserId(actor: Actor): string {
   const userId = actingUserId(actor);

@@ -11,6 +11,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app-deps.js';
+import { actingUserId } from '../../services/context.js';
 import { getConversation, listConversations } from '../../services/conversations/conversation-inbox.js';
 import {
   claimConversation,
@@ -44,7 +45,7 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         config: { permission: 'workspace.read' },
         schema: {
           tags,
-          summary: 'List conversations, newest first (keyset paging)',
+          summary: 'List conversations, newest first (keyset paging), by inbox filter, agent and search',
           security: bearerSecurity,
           querystring: ZConversationListQuery,
           response: { 200: ZConversationPage, ...adminErrorResponses },
@@ -52,13 +53,16 @@ export function conversationRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const scope = adminScope(deps, request);
-        const { agent_id, status, cursor, limit } = request.query;
+        const { agent_id, status, filter, q, cursor, limit } = request.query;
         const page = await listConversations({
           db: scope.db,
           workspaceId: scope.workspaceId,
           clock: scope.clock,
+          userId: actingUserId(scope.actor),
           agentId: agent_id,
           status,
+          filter,
+          search: q,
           cursor,
           limit,
         });
