@@ -165,6 +165,18 @@ export type TPasswordResetRequest = z.infer<typeof ZPasswordResetRequest>;
 export const ZPasswordResetRequested = z.object({ message: zText() });
 export type TPasswordResetRequested = z.infer<typeof ZPasswordResetRequested>;
 
+/** The password rules of setup, reset and change: 8 characters to 72 bytes (what bcrypt reads). */
+export const ZNewPassword = zText()
+  .min(8, 'The password must be at least 8 characters.')
+  .refine((value) => new TextEncoder().encode(value).length <= 72, 'The password must be at most 72 bytes.');
+
+/** Body of `POST /api/v1/admin/me/password`: the current password and the new one. */
+export const ZPasswordChange = z.strictObject({
+  current_password: zText().min(1, 'Enter your current password.').max(200),
+  new_password: ZNewPassword,
+});
+export type TPasswordChange = z.infer<typeof ZPasswordChange>;
+
 /** Body of `POST /api/v1/admin/password-reset/confirm`: the token from the mailed link and the new password. */
 export const ZPasswordResetConfirm = z.strictObject({
   token: zText().trim().min(1, 'The reset link is incomplete: open it from the mail again.').max(2000),
