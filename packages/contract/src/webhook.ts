@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZDateTimeFilter } from './account.js';
 import { storable, zText } from './text.js';
 
 /** The events an outgoing webhook can subscribe to. */
@@ -89,12 +90,38 @@ export const ZLeadCapturedEvent = z.object({
 });
 export type TLeadCapturedEvent = z.infer<typeof ZLeadCapturedEvent>;
 
-/** Query of `GET /api/v1/admin/leads`: one agent's or all, newest first, keyset paging. */
-export const ZLeadListQuery = z.object({
+/** Longest search text of the leads list and export. */
+export const LEAD_SEARCH_MAX = 200;
+
+const LEAD_FILTER_SHAPE = {
   agent_id: zText().min(1).max(64).optional(),
-  cursor: zText().min(1).max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-});
+  q: zText().trim().max(LEAD_SEARCH_MAX).optional().describe('Text found in the email, name or phone'),
+  from: ZDateTimeFilter.optional().describe('Leads captured at or after this time'),
+  to: ZDateTimeFilter.optional().describe('Leads captured before this time'),
+};
+
+/** Whether a date range is empty-or-forward (`to` later than `from`). */
+function isForwardRange(query: { from?: string | undefined; to?: string | undefined }): boolean {
+  return !query.from || !query.to || Date.parse(query.from) < Date.parse(query.to);
+}
+const FORWARD_RANGE = { message: 'Must be later than from.', path: ['to'] };
+
+/**
+ * Query of `GET /api/v1/admin/leads/export` (CSV), and the filters of the list (combined with
+ * AND): one agent's, a search in email, name and phone (case-insensitive substring, matched
+ * literally), and a date range on `created_at` (`from` inclusive, `to` exclusive).
+ */
+export const ZLeadFilters = z.object(LEAD_FILTER_SHAPE).refine(isForwardRange, FORWARD_RANGE);
+export type TLeadFilters = z.infer<typeof ZLeadFilters>;
+
+/** Query of `GET /api/v1/admin/leads`: the filters, newest first, keyset paging. */
+export const ZLeadListQuery = z
+  .object({
+    ...LEAD_FILTER_SHAPE,
+    cursor: zText().min(1).max(64).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(25),
+  })
+  .refine(isForwardRange, FORWARD_RANGE);
 
 /** Answer of `GET /api/v1/admin/leads`. */
 export const ZLeadPage = z.object({
