@@ -38,6 +38,10 @@ export const ZWebhook = z.object({
 });
 export type TWebhook = z.infer<typeof ZWebhook>;
 
+/** Body of `PATCH /api/v1/admin/webhooks/{id}`: turn a webhook off (deliveries stop) or on again. */
+export const ZWebhookUpdate = z.strictObject({ is_active: z.boolean() });
+export type TWebhookUpdate = z.infer<typeof ZWebhookUpdate>;
+
 /** The creation answer: the webhook plus its signing secret, shown this once. */
 export const ZWebhookCreated = ZWebhook.extend({ secret: zText() });
 export type TWebhookCreated = z.infer<typeof ZWebhookCreated>;
@@ -53,6 +57,12 @@ export const ZWebhookDelivery = z.object({
   attempts: z.number().int(),
   last_status_code: z.number().int().nullable(),
   last_error: zText().nullable(),
+  last_response_excerpt: zText()
+    .nullable()
+    .describe(
+      "The start of the endpoint's last answer body (at most 2,000 characters); null before any answer",
+    ),
+  request_body: zText().describe('The JSON body this delivery sends (signed with X-Service-Signature)'),
   delivered_at: zText().nullable(),
   created_at: zText(),
   updated_at: zText(),
