@@ -3,15 +3,27 @@ import type { TargetedKeyboardEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PATHS } from '../paths';
 import { can } from '../session';
-import { BarsIcon, BookIcon, ChatIcon, GlobeIcon, KeyIcon, MenuIcon, ShieldIcon, UsersIcon } from './icons';
+import {
+  BarsIcon,
+  BookIcon,
+  ChatIcon,
+  GlobeIcon,
+  KeyIcon,
+  LockIcon,
+  MenuIcon,
+  ShieldIcon,
+  UsersIcon,
+} from './icons';
 
 /** The entries, each with the permission its page needs: a role without it does not see the entry. */
 const NAV: ReadonlyArray<{ href: string; label: string; Icon: typeof ChatIcon; permission: TPermission }> = [
   { href: PATHS.agents, label: 'Agents', Icon: ChatIcon, permission: 'workspace.read' },
   { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon, permission: 'workspace.read' },
+  { href: PATHS.leads, label: 'Leads', Icon: UsersIcon, permission: 'workspace.read' },
   { href: PATHS.members, label: 'Members', Icon: UsersIcon, permission: 'members.manage' },
   { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon, permission: 'workspace.configure' },
   { href: PATHS.plan, label: 'Plan and usage', Icon: BarsIcon, permission: 'workspace.read' },
+  { href: PATHS.profile, label: 'Profile', Icon: LockIcon, permission: 'account.self' },
   { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon, permission: 'account.self' },
 ];
 /** The platform operators' entry (every workspace of the installation). */
