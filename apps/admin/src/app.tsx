@@ -27,6 +27,8 @@ const KbArticles = lazy(() => import('./routes/kb-articles').then((module) => mo
 const Platform = lazy(() => import('./routes/platform').then((module) => module.Platform));
 const Leads = lazy(() => import('./routes/leads').then((module) => module.Leads));
 const Profile = lazy(() => import('./routes/profile').then((module) => module.Profile));
+const ModelKey = lazy(() => import('./routes/model-key').then((module) => module.ModelKey));
+const AuditLog = lazy(() => import('./routes/audit-log').then((module) => module.AuditLog));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -122,6 +124,8 @@ function Gate() {
         <Route path={PATHS.profile} component={Profile} />
         <Route path={PATHS.forgotPassword} component={ForgotPassword} />
         <Route path={PATHS.leads} component={Leads} />
+        <Route path={PATHS.modelKey} component={ModelKey} />
+        <Route path={PATHS.auditLog} component={AuditLog} />
         <Route path={PATHS.kb} component={KbArticles} />
         <Route path={PATHS.kbSettings} component={KbSettings} />
         <Route path={PATHS.platform} component={Platform} />

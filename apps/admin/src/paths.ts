@@ -22,6 +22,8 @@ export const PATHS = {
   twoFactor: '/admin/account/two-factor',
   profile: '/admin/account/profile',
   leads: '/admin/leads',
+  modelKey: '/admin/settings/model-key',
+  auditLog: '/admin/settings/audit-log',
   kb: '/admin/kb',
   kbSettings: '/admin/kb/settings',
   /** Platform operators only: every workspace, plan changes, viewing as a member. */

@@ -2,7 +2,7 @@
 export type LeadFilterInput = { q: string; agentId: string; from: string; to: string };
 
 /** The start of a local calendar day as an ISO instant; null for no (or an unreadable) date. */
-function dayStart(day: string, addDays = 0): string | null {
+export function dayStart(day: string, addDays = 0): string | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!match) return null;
   const date = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + addDays);
