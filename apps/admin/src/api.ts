@@ -38,7 +38,7 @@ export function configureApi(next: Handlers): void {
 }
 
 type RequestOptions = {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   /** A 401 here is an answer, not an ended session (signing in, reading the session). */
   isSessionCall?: boolean;

@@ -26,6 +26,10 @@ const Quality = lazy(() => import('./routes/quality').then((module) => module.Qu
 const KbSettings = lazy(() => import('./routes/kb-settings').then((module) => module.KbSettings));
 const KbArticles = lazy(() => import('./routes/kb-articles').then((module) => module.KbArticles));
 const Platform = lazy(() => import('./routes/platform').then((module) => module.Platform));
+const Leads = lazy(() => import('./routes/leads').then((module) => module.Leads));
+const Profile = lazy(() => import('./routes/profile').then((module) => module.Profile));
+const ModelKey = lazy(() => import('./routes/model-key').then((module) => module.ModelKey));
+const AuditLog = lazy(() => import('./routes/audit-log').then((module) => module.AuditLog));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -120,6 +124,11 @@ function Gate() {
         <Route path={PATHS.members} component={Members} />
         <Route path={PATHS.plan} component={Plan} />
         <Route path={PATHS.twoFactor} component={TwoFactor} />
+        <Route path={PATHS.profile} component={Profile} />
+        <Route path={PATHS.forgotPassword} component={ForgotPassword} />
+        <Route path={PATHS.leads} component={Leads} />
+        <Route path={PATHS.modelKey} component={ModelKey} />
+        <Route path={PATHS.auditLog} component={AuditLog} />
         <Route path={PATHS.kb} component={KbArticles} />
         <Route path={PATHS.kbSettings} component={KbSettings} />
         <Route path={PATHS.platform} component={Platform} />

@@ -23,6 +23,10 @@ export const PATHS = {
   /** Where the mailed invite link lands (the service's ACCEPT_INVITE_PAGE_PATH; the token is in the fragment). */
   acceptInvite: '/admin/accept-invite',
   twoFactor: '/admin/account/two-factor',
+  profile: '/admin/account/profile',
+  leads: '/admin/leads',
+  modelKey: '/admin/settings/model-key',
+  auditLog: '/admin/settings/audit-log',
   kb: '/admin/kb',
   kbSettings: '/admin/kb/settings',
   /** Platform operators only: every workspace, plan changes, viewing as a member. */

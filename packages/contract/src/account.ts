@@ -52,6 +52,33 @@ export const ZAuditLog = z.object({
 });
 export type TAuditLog = z.infer<typeof ZAuditLog>;
 
+/** A date-time with its offset (`2026-11-27T08:00:00Z`); date filters of the lists take these. */
+export const ZDateTimeFilter = storable(
+  z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 date-time.' }),
+);
+
+/**
+ * Query of `GET /api/v1/admin/audit-logs`: newest first, keyset paging on the id, and filters
+ * that combine (AND): who (`actor_id`), what (`action`), on what (`target_type`, `target_id`)
+ * and when (`from` inclusive, `to` exclusive, on `created_at`).
+ */
+export const ZAuditLogQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    before: zText().max(64).optional().describe('Return records older than this id (paging)'),
+    action: zText().trim().min(1).max(100).optional(),
+    actor_id: zText().trim().min(1).max(64).optional(),
+    target_type: zText().trim().min(1).max(64).optional(),
+    target_id: zText().trim().min(1).max(64).optional(),
+    from: ZDateTimeFilter.optional().describe('Records written at or after this time'),
+    to: ZDateTimeFilter.optional().describe('Records written before this time'),
+  })
+  .refine((query) => !query.from || !query.to || Date.parse(query.from) < Date.parse(query.to), {
+    message: 'Must be later than from.',
+    path: ['to'],
+  });
+export type TAuditLogQuery = z.infer<typeof ZAuditLogQuery>;
+
 /** A six-digit code from an authenticator app. */
 const ZTotpCode = zText().regex(/^\d{6}$/, 'A code is six digits.');
 /** A recovery code (`xxxxx-xxxxx`; case, spaces and the dash do not matter). */
@@ -164,6 +191,18 @@ export type TPasswordResetRequest = z.infer<typeof ZPasswordResetRequest>;
 /** The answer to a reset request: always the same sentence, whether or not the address has an account. */
 export const ZPasswordResetRequested = z.object({ message: zText() });
 export type TPasswordResetRequested = z.infer<typeof ZPasswordResetRequested>;
+
+/** The password rules of setup, reset and change: 8 characters to 72 bytes (what bcrypt reads). */
+export const ZNewPassword = zText()
+  .min(8, 'The password must be at least 8 characters.')
+  .refine((value) => new TextEncoder().encode(value).length <= 72, 'The password must be at most 72 bytes.');
+
+/** Body of `POST /api/v1/admin/me/password`: the current password and the new one. */
+export const ZPasswordChange = z.strictObject({
+  current_password: zText().min(1, 'Enter your current password.').max(200),
+  new_password: ZNewPassword,
+});
+export type TPasswordChange = z.infer<typeof ZPasswordChange>;
 
 /** Body of `POST /api/v1/admin/password-reset/confirm`: the token from the mailed link and the new password. */
 export const ZPasswordResetConfirm = z.strictObject({

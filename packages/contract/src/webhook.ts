@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZDateTimeFilter } from './account.js';
 import { storable, zText } from './text.js';
 
 /** The events an outgoing webhook can subscribe to. */
@@ -37,6 +38,10 @@ export const ZWebhook = z.object({
 });
 export type TWebhook = z.infer<typeof ZWebhook>;
 
+/** Body of `PATCH /api/v1/admin/webhooks/{id}`: turn a webhook off (deliveries stop) or on again. */
+export const ZWebhookUpdate = z.strictObject({ is_active: z.boolean() });
+export type TWebhookUpdate = z.infer<typeof ZWebhookUpdate>;
+
 /** The creation answer: the webhook plus its signing secret, shown this once. */
 export const ZWebhookCreated = ZWebhook.extend({ secret: zText() });
 export type TWebhookCreated = z.infer<typeof ZWebhookCreated>;
@@ -52,6 +57,12 @@ export const ZWebhookDelivery = z.object({
   attempts: z.number().int(),
   last_status_code: z.number().int().nullable(),
   last_error: zText().nullable(),
+  last_response_excerpt: zText()
+    .nullable()
+    .describe(
+      "The start of the endpoint's last answer body (at most 2,000 characters); null before any answer",
+    ),
+  request_body: zText().describe('The JSON body this delivery sends (signed with X-Service-Signature)'),
   delivered_at: zText().nullable(),
   created_at: zText(),
   updated_at: zText(),
@@ -89,12 +100,38 @@ export const ZLeadCapturedEvent = z.object({
 });
 export type TLeadCapturedEvent = z.infer<typeof ZLeadCapturedEvent>;
 
-/** Query of `GET /api/v1/admin/leads`: one agent's or all, newest first, keyset paging. */
-export const ZLeadListQuery = z.object({
+/** Longest search text of the leads list and export. */
+export const LEAD_SEARCH_MAX = 200;
+
+const LEAD_FILTER_SHAPE = {
   agent_id: zText().min(1).max(64).optional(),
-  cursor: zText().min(1).max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-});
+  q: zText().trim().max(LEAD_SEARCH_MAX).optional().describe('Text found in the email, name or phone'),
+  from: ZDateTimeFilter.optional().describe('Leads captured at or after this time'),
+  to: ZDateTimeFilter.optional().describe('Leads captured before this time'),
+};
+
+/** Whether a date range is empty-or-forward (`to` later than `from`). */
+function isForwardRange(query: { from?: string | undefined; to?: string | undefined }): boolean {
+  return !query.from || !query.to || Date.parse(query.from) < Date.parse(query.to);
+}
+const FORWARD_RANGE = { message: 'Must be later than from.', path: ['to'] };
+
+/**
+ * Query of `GET /api/v1/admin/leads/export` (CSV), and the filters of the list (combined with
+ * AND): one agent's, a search in email, name and phone (case-insensitive substring, matched
+ * literally), and a date range on `created_at` (`from` inclusive, `to` exclusive).
+ */
+export const ZLeadFilters = z.object(LEAD_FILTER_SHAPE).refine(isForwardRange, FORWARD_RANGE);
+export type TLeadFilters = z.infer<typeof ZLeadFilters>;
+
+/** Query of `GET /api/v1/admin/leads`: the filters, newest first, keyset paging. */
+export const ZLeadListQuery = z
+  .object({
+    ...LEAD_FILTER_SHAPE,
+    cursor: zText().min(1).max(64).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(25),
+  })
+  .refine(isForwardRange, FORWARD_RANGE);
 
 /** Answer of `GET /api/v1/admin/leads`. */
 export const ZLeadPage = z.object({

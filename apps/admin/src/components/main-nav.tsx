@@ -10,6 +10,7 @@ import {
   GlobeIcon,
   InboxIcon,
   KeyIcon,
+  LockIcon,
   MenuIcon,
   ShieldIcon,
   UsersIcon,
@@ -20,9 +21,13 @@ const NAV: ReadonlyArray<{ href: string; label: string; Icon: typeof ChatIcon; p
   { href: PATHS.inbox, label: 'Inbox', Icon: InboxIcon, permission: 'workspace.read' },
   { href: PATHS.agents, label: 'Agents', Icon: ChatIcon, permission: 'workspace.read' },
   { href: PATHS.kb, label: 'Knowledge base', Icon: BookIcon, permission: 'workspace.read' },
+  { href: PATHS.leads, label: 'Leads', Icon: UsersIcon, permission: 'workspace.read' },
   { href: PATHS.members, label: 'Members', Icon: UsersIcon, permission: 'members.manage' },
   { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon, permission: 'workspace.configure' },
+  { href: PATHS.modelKey, label: 'Model key', Icon: KeyIcon, permission: 'workspace.configure' },
+  { href: PATHS.auditLog, label: 'Audit log', Icon: BookIcon, permission: 'workspace.configure' },
   { href: PATHS.plan, label: 'Plan and usage', Icon: BarsIcon, permission: 'workspace.read' },
+  { href: PATHS.profile, label: 'Profile', Icon: LockIcon, permission: 'account.self' },
   { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon, permission: 'account.self' },
 ];
 /** The platform operators' entry (every workspace of the installation). */

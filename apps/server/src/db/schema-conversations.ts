@@ -182,6 +182,8 @@ export type WebhookDeliveriesTable = {
   attempts: Generated<number>;
   last_status_code: number | null;
   last_error: string | null;
+  /** The start of the last answer's body, at most 2,000 characters (0027). */
+  last_response_excerpt: string | null;
   delivered_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;

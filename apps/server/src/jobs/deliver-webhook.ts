@@ -11,7 +11,7 @@ import { safeFetch } from '../outbound/index.js';
 import { defineJob, type JobContextOf } from '../queue/job-queue.js';
 import { DELIVER_WEBHOOK_RETRY_LIMIT, deliverWebhookSpec } from '../queue/job-specs.js';
 import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
-import { openWebhookSecret } from '../services/ops/webhooks.js';
+import { openWebhookSecret, responseExcerpt } from '../services/ops/webhooks.js';
 
 /** What a delivery uses of its job context. */
 type DeliveryContext = JobContextOf<'safeUrlAllow' | 'appKey' | 'appKeyPrevious' | 'clock'>;
@@ -90,6 +90,7 @@ export const deliverWebhookJob = defineJob({
           attempts: eb('attempts', '+', 1),
           last_status_code: fetched.status,
           last_error: null,
+          last_response_excerpt: responseExcerpt(fetched.body),
           delivered_at: now,
           updated_at: now,
         }))
@@ -98,7 +99,11 @@ export const deliverWebhookJob = defineJob({
       return;
     }
     const failure = fetched.ok
-      ? { status: fetched.status, error: `the endpoint answered HTTP ${fetched.status}` }
+      ? {
+          status: fetched.status,
+          error: `the endpoint answered HTTP ${fetched.status}`,
+          excerpt: responseExcerpt(fetched.body),
+        }
       : { status: null, error: fetched.reason };
     await recordFailure(context, deliveryId, failure, isLast);
     context.log.info({ deliveryId, attempt: context.attempt, error: failure.error }, 'webhook not delivered');
@@ -121,7 +126,7 @@ export const deliverWebhookJob = defineJob({
 async function recordFailure(
   context: DeliveryContext,
   deliveryId: string,
-  failure: { status: number | null; error: string },
+  failure: { status: number | null; error: string; excerpt?: string },
   isFinal: boolean,
 ): Promise<void> {
   await context.db
@@ -131,6 +136,8 @@ async function recordFailure(
       attempts: eb('attempts', '+', 1),
       last_status_code: failure.status,
       last_error: failure.error,
+      // No answer (refused, timed out): no excerpt, rather than the previous attempt's.
+      last_response_excerpt: failure.excerpt ?? null,
       updated_at: context.clock.now(),
     }))
     .where('id', '=', deliveryId)

@@ -133,6 +133,55 @@ export function renderInviteMail(options: {
   });
 }
 
+/** What the "your password was changed" notice says, per language. */
+const PASSWORD_CHANGED: Record<
+  MailLanguage,
+  { subject: string; intro: string; action: string; sessions: string; ignore: string }
+> = {
+  en: {
+    subject: 'Your password was changed',
+    intro: 'The password of your account ({email}) was changed. Your other sessions were signed out.',
+    action: 'This was not you? Reset your password',
+    sessions: 'Changed at {time} (UTC).',
+    ignore: 'If you changed it yourself, there is nothing to do.',
+  },
+  de: {
+    subject: 'Ihr Passwort wurde geändert',
+    intro: 'Das Passwort Ihres Kontos ({email}) wurde geändert. Ihre anderen Sitzungen wurden abgemeldet.',
+    action: 'Das waren nicht Sie? Passwort zurücksetzen',
+    sessions: 'Geändert um {time} (UTC).',
+    ignore: 'Wenn Sie es selbst geändert haben, ist nichts zu tun.',
+  },
+  fr: {
+    subject: 'Votre mot de passe a été modifié',
+    intro:
+      'Le mot de passe de votre compte ({email}) a été modifié. Vos autres sessions ont été déconnectées.',
+    action: 'Ce n’était pas vous ? Réinitialisez votre mot de passe',
+    sessions: 'Modifié le {time} (UTC).',
+    ignore: 'Si vous l’avez modifié vous-même, il n’y a rien à faire.',
+  },
+};
+
+/** The notice after a password change: when, and where to reset it if it was not the user. */
+export function renderPasswordChangedMail(options: {
+  language: MailLanguage;
+  email: string;
+  /** The console's "forgot password" page. */
+  link: string;
+  changedAt: Date;
+}): RenderedMail {
+  const words = PASSWORD_CHANGED[options.language];
+  const time = options.changedAt.toISOString().slice(0, 16).replace('T', ' ');
+  return renderActionMail(options.language, {
+    subject: words.subject,
+    intro: words.intro.replace('{email}', options.email),
+    action: words.action,
+    link: options.link,
+    expiry: words.sessions.replace('{time}', time),
+    ignore: words.ignore,
+  });
+}
+
 /**
  * A mail that asks for one action through a link, as plain text and simple HTML: what it is
  * about, the link (a button and written out), how long it works, and what to do if unexpected.

@@ -37,14 +37,28 @@ export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<voi
     .execute();
 }
 
-/** Lists a workspace's audit records, newest first, with keyset paging on the id. */
-export async function listAuditLogs(options: {
-  db: Queryable;
-  workspaceId: string;
-  limit: number;
-  before?: string | undefined;
+/** Filters of the audit log (all optional, combined with AND); `from` inclusive, `to` exclusive. */
+export type AuditLogFilters = {
   action?: string | undefined;
-}): Promise<{ items: TAuditLog[]; nextBefore: string | null }> {
+  actor_id?: string | undefined;
+  target_type?: string | undefined;
+  target_id?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+};
+
+/**
+ * Lists a workspace's audit records, newest first, with keyset paging on the id. Each of the
+ * actor, action and target filters has an index in id order (0027); the date range narrows it.
+ */
+export async function listAuditLogs(
+  options: {
+    db: Queryable;
+    workspaceId: string;
+    limit: number;
+    before?: string | undefined;
+  } & AuditLogFilters,
+): Promise<{ items: TAuditLog[]; nextBefore: string | null }> {
   let query = options.db
     .selectFrom('audit_logs')
     .selectAll()
@@ -53,6 +67,11 @@ export async function listAuditLogs(options: {
     .limit(options.limit + 1);
   if (options.before) query = query.where('id', '<', options.before);
   if (options.action) query = query.where('action', '=', options.action);
+  if (options.actor_id) query = query.where('actor_id', '=', options.actor_id);
+  if (options.target_type) query = query.where('target_type', '=', options.target_type);
+  if (options.target_id) query = query.where('target_id', '=', options.target_id);
+  if (options.from) query = query.where('created_at', '>=', new Date(options.from));
+  if (options.to) query = query.where('created_at', '<', new Date(options.to));
   const rows = await query.execute();
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);

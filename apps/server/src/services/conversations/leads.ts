@@ -10,6 +10,7 @@ import { isId, newId } from '../../security/ids.js';
 import { hasSiteTarget } from '../../site-calls/site-target.js';
 import { iso } from '../context.js';
 import { publishEvent } from '../events/admin-events.js';
+import { type LeadFilters, whereLeadFilters } from './lead-filters.js';
 
 /** The event a new lead fires. */
 export const LEAD_CAPTURED_EVENT = 'lead.captured';
@@ -124,21 +125,21 @@ export async function captureLead(options: {
   });
 }
 
-/** Lists a workspace's leads (optionally one agent's), newest first, with keyset paging on the id. */
-export async function listLeads(options: {
-  db: Queryable;
-  workspaceId: string;
-  agentId?: string | undefined;
-  cursor?: string | undefined;
-  limit: number;
-}): Promise<{ items: TAdminLead[]; nextCursor: string | null }> {
-  let query = options.db
-    .selectFrom('leads')
-    .selectAll()
-    .where('workspace_id', '=', options.workspaceId)
+/** Lists a workspace's leads, filtered (see {@link whereLeadFilters}), newest first, with keyset paging on the id. */
+export async function listLeads(
+  options: {
+    db: Queryable;
+    workspaceId: string;
+    cursor?: string | undefined;
+    limit: number;
+  } & LeadFilters,
+): Promise<{ items: TAdminLead[]; nextCursor: string | null }> {
+  let query = whereLeadFilters(
+    options.db.selectFrom('leads').selectAll().where('workspace_id', '=', options.workspaceId),
+    options,
+  )
     .orderBy('id', 'desc')
     .limit(options.limit + 1);
-  if (options.agentId) query = query.where('agent_id', '=', options.agentId);
   if (options.cursor !== undefined) {
     // The cursor is the last id of the previous page; anything else names no page.
     if (!isId(options.cursor)) {
@@ -197,7 +198,8 @@ export function toLeadRecord(row: LeadRow): TLeadRecord {
   };
 }
 
-function toAdminLead(row: LeadRow): TAdminLead {
+/** A lead as the admin API shows it. */
+export function toAdminLead(row: LeadRow): TAdminLead {
   return {
     ...toLeadRecord(row),
     visitor_id: row.visitor_id,

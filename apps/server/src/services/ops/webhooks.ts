@@ -4,6 +4,7 @@ import {
   type TWebhookCreate,
   type TWebhookCreated,
   type TWebhookDelivery,
+  type TWebhookUpdate,
   WEBHOOK_SECRET_PREFIX,
   WEBHOOKS_PER_WORKSPACE_MAX,
 } from '@service/contract';
@@ -119,6 +120,33 @@ export async function deleteWebhook(scope: TenantScope, webhookId: string): Prom
   });
 }
 
+/** Turns a webhook of the workspace on or off (a disabled one's queued deliveries fail). Audited. */
+export async function setWebhookActive(
+  scope: TenantScope,
+  webhookId: string,
+  input: TWebhookUpdate,
+): Promise<TWebhook> {
+  return scope.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('webhooks')
+      .set({ is_active: input.is_active, updated_at: scope.clock.now() })
+      .where('id', '=', webhookId)
+      .where('workspace_id', '=', scope.workspaceId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    await recordAudit(trx, {
+      workspaceId: scope.workspaceId,
+      actor: scope.actor,
+      action: input.is_active ? 'webhook.enabled' : 'webhook.disabled',
+      target: { type: 'webhook', id: row.id },
+      metadata: { url: row.url },
+      requestId: scope.requestId,
+    });
+    return toWebhook(row);
+  });
+}
+
 /** A webhook's deliveries, newest first, with keyset paging on the id; 404 for another workspace's. */
 export async function listDeliveries(
   scope: Pick<TenantScope, 'db' | 'workspaceId'>,
@@ -188,6 +216,24 @@ function toWebhook(row: WebhookRow): TWebhook {
   };
 }
 
+/** Longest excerpt of an endpoint's answer kept on a delivery (0027). */
+export const RESPONSE_EXCERPT_MAX = 2000;
+
+/** The stored excerpt of an answer body: UTF-8, NUL-free (PostgreSQL text), at most {@link RESPONSE_EXCERPT_MAX} characters. */
+export function responseExcerpt(body: Buffer): string {
+  return body
+    .subarray(0, RESPONSE_EXCERPT_MAX * 4)
+    .toString('utf8')
+    .replaceAll('\u0000', '')
+    .slice(0, RESPONSE_EXCERPT_MAX);
+}
+
+/** The body a delivery sends, in the delivery job's key order: `{id, event, created_at, data}`. */
+function requestBodyOf(row: WebhookDeliveryRow): string {
+  const payload = row.payload;
+  return JSON.stringify({ id: row.id, event: row.event, created_at: payload.created_at, data: payload.data });
+}
+
 function toDelivery(row: WebhookDeliveryRow): TWebhookDelivery {
   return {
     id: row.id,
@@ -198,6 +244,8 @@ function toDelivery(row: WebhookDeliveryRow): TWebhookDelivery {
     attempts: row.attempts,
     last_status_code: row.last_status_code,
     last_error: row.last_error,
+    last_response_excerpt: row.last_response_excerpt,
+    request_body: requestBodyOf(row),
     delivered_at: iso(row.delivered_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

@@ -1,4 +1,11 @@
-import { dataEnvelope, ZAuditLog, ZProfileUpdate, ZUser, ZWorkspace } from '@service/contract';
+import {
+  dataEnvelope,
+  ZAuditLog,
+  ZAuditLogQuery,
+  ZProfileUpdate,
+  ZUser,
+  ZWorkspace,
+} from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
@@ -16,12 +23,6 @@ const ZMe = z.object({
     .object({ id: z.string(), abilities: z.array(z.string()) })
     .nullable()
     .describe('The API token of the request; null when signed in with a session cookie'),
-});
-
-const ZAuditQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  before: z.string().max(64).optional().describe('Return records older than this id (paging)'),
-  action: z.string().max(100).optional(),
 });
 
 /** `/api/v1/admin/me` and `/api/v1/admin/audit-logs`. */
@@ -90,9 +91,9 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         config: { permission: 'workspace.configure' },
         schema: {
           tags: ['admin: account'],
-          summary: "The workspace's audit log, newest first",
+          summary: "The workspace's audit log, newest first; filters: actor, action, target, date range",
           security: bearerSecurity,
-          querystring: ZAuditQuery,
+          querystring: ZAuditLogQuery,
           response: {
             200: z.object({
               data: z.array(ZAuditLog),

@@ -16,6 +16,7 @@ import { kbRoutes } from './kb.route.js';
 import { kbSettingsRoutes } from './kb-settings.route.js';
 import { leadRoutes } from './leads.route.js';
 import { llmKeyRoutes } from './llm-key.route.js';
+import { mePasswordRoutes } from './me-password.route.js';
 import { memberRoutes } from './members.route.js';
 import { passwordResetRoutes } from './password-reset.route.js';
 import { planRoutes } from './plan.route.js';
@@ -97,6 +98,7 @@ export function adminSurface(
     await app.register(agentRoutes(deps));
     await app.register(tokenRoutes(deps));
     await app.register(accountRoutes(deps));
+    await app.register(mePasswordRoutes(deps, limits));
     await app.register(workspaceRoutes(deps));
     await app.register(twoFactorRoutes(deps));
     await app.register(sourceRoutes(deps));

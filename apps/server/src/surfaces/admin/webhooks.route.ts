@@ -1,4 +1,11 @@
-import { dataEnvelope, ZWebhook, ZWebhookCreate, ZWebhookCreated, ZWebhookDelivery } from '@service/contract';
+import {
+  dataEnvelope,
+  ZWebhook,
+  ZWebhookCreate,
+  ZWebhookCreated,
+  ZWebhookDelivery,
+  ZWebhookUpdate,
+} from '@service/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps.js';
@@ -8,6 +15,7 @@ import {
   listDeliveries,
   listWebhooks,
   redeliver,
+  setWebhookActive,
 } from '../../services/ops/webhooks.js';
 import { adminScope } from './admin-auth.js';
 import { adminErrorResponses, bearerSecurity, recordErrorResponses, ZIdParams } from './common.schema.js';
@@ -60,6 +68,24 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const webhook = await createWebhook(scope, request.body);
         return reply.status(201).header('cache-control', 'no-store').send({ data: webhook });
       },
+    );
+
+    app.patch(
+      '/webhooks/:id',
+      {
+        config: { permission: 'workspace.configure' },
+        schema: {
+          tags,
+          summary: 'Turn a webhook off (its deliveries stop) or on again',
+          security: bearerSecurity,
+          params: ZIdParams,
+          body: ZWebhookUpdate,
+          response: { 200: dataEnvelope(ZWebhook), ...recordErrorResponses },
+        },
+      },
+      async (request) => ({
+        data: await setWebhookActive(adminScope(deps, request), request.params.id, request.body),
+      }),
     );
 
     app.delete(
