@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { AnalyticsTables } from './schema-analytics.js';
 import type { BillingTables } from './schema-billing.js';
 import type { ConversationTables } from './schema-conversations.js';
 import type { EvaluationRunsTable, GoldenItemsTable } from './schema-quality.js';
@@ -300,7 +301,8 @@ export type SchemaMigrationsTable = {
 
 /** The whole database as Kysely sees it. */
 export type DB = ConversationTables &
-  BillingTables & {
+  BillingTables &
+  AnalyticsTables & {
     workspaces: WorkspacesTable;
     users: UsersTable;
     memberships: MembershipsTable;

@@ -1,0 +1,3 @@
+-- Reserved for the inbox branch's migration: an empty placeholder so this branch's 0028 applies in
+-- sequence. Drop it at merge when that branch brings its own 0026.
+select 1;
