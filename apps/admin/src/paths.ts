@@ -14,6 +14,7 @@ export const PATHS = {
   corrections: '/admin/agents/:id/corrections',
   questions: '/admin/agents/:id/questions',
   quality: '/admin/agents/:id/quality',
+  analytics: '/admin/agents/:id/analytics',
   tokens: '/admin/tokens',
   members: '/admin/members',
   plan: '/admin/plan',
@@ -69,4 +70,9 @@ export function questionsPath(agentId: string): string {
 /** An agent's quality: its golden set and evaluation runs. */
 export function qualityPath(agentId: string): string {
   return `/admin/agents/${encodeURIComponent(agentId)}/quality`;
+}
+
+/** An agent's analytics: daily numbers, top questions, most cited sources. */
+export function analyticsPath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/analytics`;
 }
