@@ -4,7 +4,7 @@ import { useRoute } from 'preact-iso';
 import { API_BASE, ApiError, api } from '../api';
 import { AgentTabs } from '../components/agent-tabs';
 import { FormMessage } from '../components/field';
-import { type ChartSeries, DailyChart } from './analytics-chart';
+import { type ChartSeries, TimeChart } from './analytics-chart';
 import { dayText, type PeriodChoice, percentText, periodOf, todayUtc } from './analytics-period';
 import { AnalyticsTables } from './analytics-tables';
 import { useAgent } from './use-agent';
@@ -118,7 +118,7 @@ export function Analytics() {
 
 function AnalyticsBody({ data }: { data: TAgentAnalytics }) {
   const { totals } = data;
-  const days = useMemo(() => data.days.map((day) => day.day), [data]);
+  const x = useMemo(() => data.days.map((day) => Date.parse(`${day.day}T00:00:00Z`) / 1000), [data]);
   const volume = useMemo<ChartSeries[]>(
     () => [
       { label: 'Conversations', color: '#2f5bd3', values: data.days.map((d) => d.conversations) },
@@ -165,15 +165,17 @@ function AnalyticsBody({ data }: { data: TAgentAnalytics }) {
         />
       </ul>
       <div class="an-charts">
-        <DailyChart
+        <TimeChart
+          utc
           title="Conversations per day"
-          days={days}
+          x={x}
           series={volume}
           summary={`${range}: ${totals.conversations} conversations, ${totals.bot_only} answered by the bot alone, ${totals.handed_off} handed to a human; busiest day ${busiest ? `${dayText(busiest.day)} with ${busiest.conversations}` : 'none'}. Every day's numbers are in the table "Daily numbers".`}
         />
-        <DailyChart
+        <TimeChart
+          utc
           title="Unanswered and ratings per day"
-          days={days}
+          x={x}
           series={quality}
           summary={`${range}: ${totals.unanswered} unanswered questions, ${totals.rated_up} ratings up and ${totals.rated_down} down. Every day's numbers are in the table "Daily numbers".`}
         />
