@@ -23,6 +23,7 @@ const TwoFactor = lazy(() => import('./routes/two-factor').then((module) => modu
 const Corrections = lazy(() => import('./routes/corrections').then((module) => module.Corrections));
 const Questions = lazy(() => import('./routes/questions').then((module) => module.Questions));
 const Quality = lazy(() => import('./routes/quality').then((module) => module.Quality));
+const Analytics = lazy(() => import('./routes/analytics').then((module) => module.Analytics));
 const KbSettings = lazy(() => import('./routes/kb-settings').then((module) => module.KbSettings));
 const KbArticles = lazy(() => import('./routes/kb-articles').then((module) => module.KbArticles));
 const Platform = lazy(() => import('./routes/platform').then((module) => module.Platform));
@@ -120,6 +121,7 @@ function Gate() {
         <Route path={PATHS.corrections} component={Corrections} />
         <Route path={PATHS.questions} component={Questions} />
         <Route path={PATHS.quality} component={Quality} />
+        <Route path={PATHS.analytics} component={Analytics} />
         <Route path={PATHS.tokens} component={Tokens} />
         <Route path={PATHS.members} component={Members} />
         <Route path={PATHS.plan} component={Plan} />

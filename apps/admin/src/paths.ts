@@ -17,6 +17,7 @@ export const PATHS = {
   corrections: '/admin/agents/:id/corrections',
   questions: '/admin/agents/:id/questions',
   quality: '/admin/agents/:id/quality',
+  analytics: '/admin/agents/:id/analytics',
   tokens: '/admin/tokens',
   members: '/admin/members',
   plan: '/admin/plan',
@@ -82,4 +83,9 @@ export function qualityPath(agentId: string): string {
 export function inboxPath(conversationId?: string, query = ''): string {
   const base = conversationId ? `/admin/inbox/${encodeURIComponent(conversationId)}` : '/admin/inbox';
   return query ? `${base}?${query}` : base;
+}
+
+/** An agent's analytics: daily numbers, top questions, most cited sources. */
+export function analyticsPath(agentId: string): string {
+  return `/admin/agents/${encodeURIComponent(agentId)}/analytics`;
 }

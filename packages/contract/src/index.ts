@@ -2,6 +2,7 @@ export * from './abilities.js';
 export * from './account.js';
 export * from './admin-events.js';
 export * from './agent.js';
+export * from './analytics.js';
 export * from './api-token.js';
 export * from './conversation-admin.js';
 export * from './envelopes.js';

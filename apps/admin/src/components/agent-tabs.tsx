@@ -2,6 +2,7 @@ import type { TPermission } from '@service/contract';
 import { useLocation } from 'preact-iso';
 import {
   agentSettingsPath,
+  analyticsPath,
   correctionsPath,
   knowledgePath,
   PATHS,
@@ -28,6 +29,7 @@ export function AgentTabs(props: Props) {
     { href: questionsPath(props.agentId), label: 'Questions', permission: 'workspace.read' },
     { href: correctionsPath(props.agentId), label: 'Corrections', permission: 'workspace.read' },
     { href: qualityPath(props.agentId), label: 'Quality', permission: 'workspace.read' },
+    { href: analyticsPath(props.agentId), label: 'Analytics', permission: 'workspace.read' },
     { href: agentSettingsPath(props.agentId), label: 'Settings', permission: 'workspace.configure' },
   ] as const satisfies ReadonlyArray<{ href: string; label: string; permission: TPermission }>;
   return (

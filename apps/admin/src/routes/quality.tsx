@@ -13,6 +13,7 @@ import { LoadMore } from '../components/load-more';
 import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
 import { GoldenSet } from './quality-golden';
+import { EvaluationHistory } from './quality-history';
 import { countText, deltaText, isRunBusy, metricCells } from './quality-shared';
 import { useAgent } from './use-agent';
 import './access.css';
@@ -120,6 +121,7 @@ export function Quality() {
       ) : null}
       <LoadMore list={runs} noun="runs" />
       {shown ? <RunDetail run={shown} onClose={() => setShown(null)} /> : null}
+      {items ? <EvaluationHistory runs={items} /> : null}
       <GoldenSet agentId={agentId} onCount={setGoldenCount} />
     </section>
   );

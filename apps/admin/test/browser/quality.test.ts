@@ -245,6 +245,19 @@ describe('admin console: corrections, questions, quality, KB settings', () => {
         assert.equal(cells[5], '1.000');
         await row.getByRole('button', { name: /^Details/ }).click();
         await page.getByText('Every question found an expected page in the top five.').waitFor();
+        // A second run: the history chart appears (two finished runs), no regression listed.
+        const again = page.waitForResponse(
+          (response) => response.url().endsWith('/evaluations') && response.request().method() === 'POST',
+        );
+        await page.getByRole('button', { name: 'Run evaluation now' }).click();
+        const second = (await (await again).json()).data;
+        await runEvaluation(service.t, second.id);
+        await page.getByRole('heading', { name: 'Quality over runs' }).waitFor();
+        assert.equal(await page.locator('.q-history canvas').count(), 1);
+        await page.getByText('No run lost a question its previous run found.').waitFor();
+        await page
+          .getByText(/2 finished runs from .*: recall@5 went from 100% to 100%/)
+          .waitFor({ state: 'attached' });
         await checkScreen(page, 'quality');
       },
       /^(401 GET \/api\/v1\/admin\/session|409 POST \/api\/v1\/admin\/agents\/\w+\/evaluations)$/,

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { AnalyticsTables } from './schema-analytics.js';
 import type { BillingTables } from './schema-billing.js';
 import type { ConversationTables } from './schema-conversations.js';
 import type { EventTables } from './schema-events.js';
@@ -304,7 +305,8 @@ export type SchemaMigrationsTable = {
 export type DB = ConversationTables &
   InboxTables &
   BillingTables &
-  EventTables & {
+  EventTables &
+  AnalyticsTables & {
     workspaces: WorkspacesTable;
     users: UsersTable;
     memberships: MembershipsTable;

@@ -245,6 +245,16 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     openapi: '/api/v1/admin/agents/{id}/questions/{qid}/resolve',
     body: {},
   },
+  {
+    method: 'GET',
+    url: '/api/v1/admin/agents/01ABC/analytics',
+    openapi: '/api/v1/admin/agents/{id}/analytics',
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/admin/agents/01ABC/analytics.csv',
+    openapi: '/api/v1/admin/agents/{id}/analytics.csv',
+  },
   // No key stored yet (404); storing one needs the owner's byok_enabled (403 until an admin grants it).
   { method: 'GET', url: '/api/v1/admin/llm-key', openapi: '/api/v1/admin/llm-key', expected: 404 },
   {

@@ -235,6 +235,8 @@ const DOC_SCREENSHOTS = new Set([
   'questions-phone',
   'quality-desktop',
   'quality-phone',
+  'analytics-desktop',
+  'analytics-phone',
   'kb-settings-desktop',
   'kb-settings-phone',
   'platform-desktop',

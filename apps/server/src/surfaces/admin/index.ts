@@ -5,6 +5,7 @@ import { skipsAuth } from '../../http/route-auth.js';
 import { accountRoutes } from './account.route.js';
 import { type AdminAuth, authenticateAdmin, refuseImpersonation } from './admin-auth.js';
 import { agentRoutes } from './agents.route.js';
+import { analyticsRoutes } from './analytics.route.js';
 import { conversationTypingRoutes } from './conversation-typing.route.js';
 import { conversationRoutes } from './conversations.route.js';
 import { correctionRoutes } from './corrections.route.js';
@@ -121,6 +122,7 @@ export function adminSurface(
     await app.register(correctionRoutes(deps));
     await app.register(questionRoutes(deps));
     await app.register(evaluationRoutes(deps));
+    await app.register(analyticsRoutes(deps));
     await app.register(planRoutes(deps));
     await app.register(platformRoutes(deps, { cookiePath: ADMIN_PREFIX }), { prefix: '/platform' });
     await app.register(memberRoutes(deps));
