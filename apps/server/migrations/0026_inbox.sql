@@ -39,5 +39,5 @@ create unique index saved_replies_workspace_title_key on saved_replies (workspac
 create index conversations_workspace_status_idx on conversations (workspace_id, status, created_at desc, id desc);
 create index conversations_claimed_by_idx on conversations (workspace_id, claimed_by_user_id, created_at desc, id desc)
   where claimed_by_user_id is not null;
--- Audit rows of one target (the conversation timeline).
-create index audit_logs_target_idx on audit_logs (target_type, target_id, created_at);
+-- The conversation timeline reads audit rows of one target through audit_logs_target_idx
+-- (workspace, target type, target id), which 0027 creates for the audit log viewer.
