@@ -196,6 +196,9 @@ describe('admin console: corrections, questions, quality, KB settings', () => {
     });
     const made = (await readCorrections()).find((c) => c.question === 'When do refunds reach my card?');
     assert.equal(made?.source, 'question');
+    // The next visitor who asks gets the correction, word for word.
+    const again = await askWidget(service.t, session.token, 'When do refunds reach my card?');
+    assert.equal(again.text, 'Refunds reach your card within ten days of the return arriving.');
   });
 
   test('quality: a refused run says why, a golden question is added, a run shows its row and details', async () => {
