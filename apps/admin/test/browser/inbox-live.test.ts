@@ -84,6 +84,31 @@ describe('admin console: live handoff between a visitor and an operator', () => 
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
 
+  // First in the file: no operator has signed in yet, so nobody is online.
+  test('nobody online: the visitor who asks for a human is told so, and asked to leave an email', async () => {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(WAIT_MS);
+    try {
+      const visitor = await context.newPage();
+      const init = await loadWidget(visitor, hostUrl);
+      await openPanel(visitor);
+      await ask(visitor, 'Where is my order 4711?');
+      await assistantMessages(visitor).last().locator('[data-testid="escalation"]').click();
+      await byTestId(visitor, 'notice')
+        .filter({ hasText: "Nobody is online right now. Leave your email and we'll get back to you." })
+        .waitFor();
+      assert.equal((await status(init.conversation_id)).status, 'waiting');
+      // Closed again, so the next test starts with nobody waiting.
+      await service.t.database.db
+        .updateTable('conversations')
+        .set({ status: 'closed' })
+        .where('id', '=', init.conversation_id)
+        .execute();
+    } finally {
+      await context.close();
+    }
+  });
+
   test('handoff: notified, appears live, claimed, typing both ways, reply reaches the widget, bot silent, release', async () => {
     const operatorContext = await browser.newContext();
     const visitorContext = await browser.newContext();
@@ -155,6 +180,9 @@ describe('admin console: live handoff between a visitor and an operator', () => 
       );
       await operator.getByLabel('Reply to the visitor').pressSequentially('Hi, this', { delay: 30 });
       await sawTyping;
+      await visitor
+        .locator('[data-service-widget] [data-role="operator"] [role="img"][aria-label="Typing…"]')
+        .waitFor();
       // The visitor types: the console shows it.
       await byTestId(visitor, 'input').pressSequentially('Hello?', { delay: 30 });
       await operator.getByText('The visitor is typing…').waitFor();
