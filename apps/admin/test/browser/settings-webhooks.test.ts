@@ -51,7 +51,9 @@ describe('admin console: webhooks', () => {
 
   const db = () => service.t.database.db;
   /** Captures a lead (as the widget does) and answers its delivery's id. */
+  let leads = 0;
   const newLead = async () => {
+    leads += 1;
     const visitor = await seedVisitor(service.t, site);
     const lead = await captureLead({
       db: db(),
@@ -60,7 +62,7 @@ describe('admin console: webhooks', () => {
       workspaceId: site.tenant.workspace.id,
       agentId: site.agentId,
       ...visitor,
-      input: { email: 'hook@example.com', name: HOSTILE_NAME },
+      input: { email: `hook${leads}@example.com`, name: HOSTILE_NAME },
     });
     const row = await db()
       .selectFrom('webhook_deliveries')
@@ -166,6 +168,28 @@ describe('admin console: webhooks', () => {
       },
       /^(401 GET \/api\/v1\/admin\/session|422 POST \/api\/v1\/admin\/webhooks)$/,
     );
+  });
+
+  test('the delivery log pages: the first 25, then the rest on demand', async () => {
+    const created = await service.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/webhooks',
+      headers: { ...site.tenant.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: receiver.url, events: ['lead.captured'] }),
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    for (let lead = 0; lead < 26; lead += 1) await newLead();
+    await withPage(browser, {}, async ({ page }) => {
+      await signIn(page, service.base, { email: site.tenant.user.email, password: PASSWORD });
+      await page.goto(`${service.base}/admin/settings/webhooks`);
+      await page.getByRole('button', { name: 'Show deliveries' }).click();
+      const deliveries = page.getByRole('list', { name: 'Deliveries' }).getByRole('listitem');
+      await page.getByText('Showing the first 25 deliveries.').waitFor();
+      assert.equal(await deliveries.count(), 25);
+      await page.getByRole('button', { name: 'Load more deliveries' }).click();
+      await page.getByText('All 26 deliveries shown.').waitFor();
+      assert.equal(await deliveries.count(), 26);
+    });
   });
 
   test('an editor sees no Webhooks entry and is told the page is not for their role', async () => {
