@@ -31,6 +31,7 @@ const Leads = lazy(() => import('./routes/leads').then((module) => module.Leads)
 const Profile = lazy(() => import('./routes/profile').then((module) => module.Profile));
 const ModelKey = lazy(() => import('./routes/model-key').then((module) => module.ModelKey));
 const AuditLog = lazy(() => import('./routes/audit-log').then((module) => module.AuditLog));
+const Webhooks = lazy(() => import('./routes/webhooks').then((module) => module.Webhooks));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -131,6 +132,7 @@ function Gate() {
         <Route path={PATHS.leads} component={Leads} />
         <Route path={PATHS.modelKey} component={ModelKey} />
         <Route path={PATHS.auditLog} component={AuditLog} />
+        <Route path={PATHS.webhooks} component={Webhooks} />
         <Route path={PATHS.kb} component={KbArticles} />
         <Route path={PATHS.kbSettings} component={KbSettings} />
         <Route path={PATHS.platform} component={Platform} />

@@ -28,6 +28,7 @@ export const PATHS = {
   leads: '/admin/leads',
   modelKey: '/admin/settings/model-key',
   auditLog: '/admin/settings/audit-log',
+  webhooks: '/admin/settings/webhooks',
   kb: '/admin/kb',
   kbSettings: '/admin/kb/settings',
   /** Platform operators only: every workspace, plan changes, viewing as a member. */

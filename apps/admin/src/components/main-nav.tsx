@@ -26,6 +26,7 @@ const NAV: ReadonlyArray<{ href: string; label: string; Icon: typeof ChatIcon; p
   { href: PATHS.tokens, label: 'API tokens', Icon: KeyIcon, permission: 'workspace.configure' },
   { href: PATHS.modelKey, label: 'Model key', Icon: KeyIcon, permission: 'workspace.configure' },
   { href: PATHS.auditLog, label: 'Audit log', Icon: BookIcon, permission: 'workspace.configure' },
+  { href: PATHS.webhooks, label: 'Webhooks', Icon: GlobeIcon, permission: 'workspace.configure' },
   { href: PATHS.plan, label: 'Plan and usage', Icon: BarsIcon, permission: 'workspace.read' },
   { href: PATHS.profile, label: 'Profile', Icon: LockIcon, permission: 'account.self' },
   { href: PATHS.twoFactor, label: 'Two-factor', Icon: ShieldIcon, permission: 'account.self' },

@@ -19,8 +19,8 @@ import {
 
 const PASSWORD = 'correct horse battery';
 const USER = { email: 'navigator@example.com', password: PASSWORD };
-/** An admin's entries: Inbox, Agents, Knowledge base, Leads, Members, API tokens, Model key, Audit log, Plan and usage, Profile, Two-factor. */
-const NAV_ENTRIES = 11;
+/** An admin's entries: Inbox, Agents, Knowledge base, Leads, Members, API tokens, Model key, Audit log, Webhooks, Plan and usage, Profile, Two-factor. */
+const NAV_ENTRIES = 12;
 
 describe('admin console: main navigation', () => {
   let browser: Browser;

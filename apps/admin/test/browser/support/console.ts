@@ -248,6 +248,7 @@ const DOC_SCREENSHOTS = new Set([
   'inbox-phone',
   'inbox-conversation-desktop',
   'inbox-conversation-phone',
+  'webhooks-desktop',
 ]);
 
 /**
