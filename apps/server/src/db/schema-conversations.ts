@@ -163,9 +163,14 @@ export type WebhooksTable = {
   events: string[];
   secret_sealed: string;
   is_active: Generated<boolean>;
+  /** json (the signed event) or slack (an incoming-webhook body); 0029. */
+  format: Generated<WebhookFormat>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 };
+
+/** How a webhook's deliveries are written (0029). */
+export type WebhookFormat = 'json' | 'slack';
 
 /** pending, delivered, failed (no retries left). */
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
