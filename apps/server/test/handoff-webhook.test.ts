@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZHandoffRequestedEvent, ZWebhook, ZWebhookCreated, ZWebhookDelivery } from '@service/contract';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { deliverWebhookJob } from '../src/jobs/deliver-webhook.js';
 import { createLogger } from '../src/logger.js';
@@ -159,6 +160,11 @@ describe('handoff webhook: conversation.handoff_requested, json and slack format
       .where('id', '=', row.id)
       .executeTakeFirstOrThrow();
     assert.equal(stored.status, 'delivered');
+
+    // HANDOFF_MAIL_AFTER_SECONDS=0: no delayed mail is queued.
+    const mailJobs = await sql<{ n: string }>`select count(*) as n from pgboss.job
+      where name = 'handoff-mail'`.execute(t.database.db);
+    assert.equal(Number(mailJobs.rows[0]?.n), 0);
 
     // Asking again while waiting fires nothing more.
     await widgetCall(t, 'POST', '/v1/widget/request-human', token);

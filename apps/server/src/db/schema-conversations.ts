@@ -25,6 +25,8 @@ export type ConversationsTable = {
   visitor_id: string;
   status: Generated<ConversationStatus>;
   human_requested_at: Date | null;
+  /** When the unclaimed-handoff mail went out for the current request (0029). */
+  handoff_mailed_at: Generated<Date | null>;
   claimed_by_user_id: string | null;
   claimed_at: Date | null;
   /** bigint: pg returns it as a string. */

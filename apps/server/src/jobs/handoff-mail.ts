@@ -19,25 +19,38 @@ const REPLYING_ROLES = MEMBERSHIP_ROLES.filter((role) => roleCan(role, 'conversa
  * still `waiting` from that same request (not claimed, closed or released and asked again),
  * mails every member of the workspace whose role may reply, in one transaction: the agent, the
  * visitor's last message (escaped by the layout) and a button to the console conversation.
- * Anything else (claimed, closed, gone) sends nothing. The job is keyed per request, so one
- * request mails at most once.
+ * Anything else (claimed, closed, gone) sends nothing. `handoff_mailed_at` is set with the
+ * mails, so one request mails at most once whatever runs the job again.
  */
 export const handoffMailJob = defineJob({
   ...handoffMailSpec,
   async handle({ conversationId, requestedAt, consoleUrl }, context: HandoffMailContext) {
     const keys = createSecretKeyring(context.appKey, context.appKeyPrevious);
     const sent = await context.db.transaction().execute(async (trx) => {
+      // Claims the mail for this request: still waiting from the same request, not mailed yet.
+      const claimed = await trx
+        .updateTable('conversations')
+        .set({ handoff_mailed_at: context.clock.now() })
+        .where('id', '=', conversationId)
+        .where('status', '=', 'waiting')
+        .where('human_requested_at', '=', new Date(requestedAt))
+        .where((eb) =>
+          eb.or([
+            eb('handoff_mailed_at', 'is', null),
+            eb('handoff_mailed_at', '<', eb.ref('human_requested_at')),
+          ]),
+        )
+        .returning('id')
+        .executeTakeFirst();
+      if (!claimed) return 0;
       const conversation = await trx
         .selectFrom('conversations as c')
         .innerJoin('agents as a', 'a.id', 'c.agent_id')
         .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')
-        .select(['c.id', 'c.workspace_id', 'c.status', 'c.human_requested_at'])
+        .select(['c.id', 'c.workspace_id'])
         .select(['a.name as agent_name', 'a.language_default', 'w.name as workspace_name'])
         .where('c.id', '=', conversationId)
-        .forUpdate(['c'])
-        .executeTakeFirst();
-      if (conversation?.status !== 'waiting') return 0;
-      if (conversation.human_requested_at?.toISOString() !== requestedAt) return 0;
+        .executeTakeFirstOrThrow();
       const members = await trx
         .selectFrom('memberships as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')
