@@ -23,6 +23,15 @@ function rejects(env: Record<string, string>, ...names: string[]): void {
 }
 
 describe('loadConfig', () => {
+  test('HANDOFF_MAIL_AFTER_SECONDS: 120 by default, 0 turns the mail off, bad values refused', () => {
+    assert.equal(loadConfig({}).handoffMailAfterSeconds, 120);
+    assert.equal(loadConfig({ HANDOFF_MAIL_AFTER_SECONDS: '' }).handoffMailAfterSeconds, 120);
+    assert.equal(loadConfig({ HANDOFF_MAIL_AFTER_SECONDS: '0' }).handoffMailAfterSeconds, 0);
+    assert.equal(loadConfig({ HANDOFF_MAIL_AFTER_SECONDS: '600' }).handoffMailAfterSeconds, 600);
+    for (const bad of ['-1', '1.5', 'soon', '86401'])
+      rejects({ HANDOFF_MAIL_AFTER_SECONDS: bad }, 'HANDOFF_MAIL_AFTER_SECONDS');
+  });
+
   test('defaults: port 8080, ./data, embedded store, no key', () => {
     const config = loadConfig({});
     assert.equal(config.port, 8080);

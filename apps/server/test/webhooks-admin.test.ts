@@ -104,7 +104,7 @@ describe('admin API: webhooks', () => {
       (entry) => entry.action === 'webhook.created',
     );
     assert.equal(audit.length, 1);
-    assert.deepEqual(audit[0]?.metadata, { url: receiver.url, events: ['lead.captured'] });
+    assert.deepEqual(audit[0]?.metadata, { url: receiver.url, events: ['lead.captured'], format: 'json' });
     assert.ok(!columnText(audit[0]).includes(created.secret));
   });
 

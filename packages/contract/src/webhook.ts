@@ -3,7 +3,11 @@ import { ZDateTimeFilter } from './account.js';
 import { storable, zText } from './text.js';
 
 /** The events an outgoing webhook can subscribe to. */
-export const WEBHOOK_EVENTS = ['lead.captured', 'agent.quality_regressed'] as const;
+export const WEBHOOK_EVENTS = [
+  'lead.captured',
+  'agent.quality_regressed',
+  'conversation.handoff_requested',
+] as const;
 /** One of {@link WEBHOOK_EVENTS}. */
 export type TWebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -16,6 +20,16 @@ export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Most webhooks one workspace may register. */
 export const WEBHOOKS_PER_WORKSPACE_MAX = 20;
 
+/**
+ * How a webhook's deliveries are written: `json` the signed event `{id, event, created_at, data}`;
+ * `slack` a Slack incoming-webhook body `{text, blocks}` (still signed with the same header).
+ */
+export const WEBHOOK_FORMATS = ['json', 'slack'] as const;
+export type TWebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+const ZWebhookFormat = z
+  .enum(WEBHOOK_FORMATS)
+  .describe('json: the signed event; slack: a Slack incoming-webhook body {text, blocks}');
+
 /** Body of `POST /api/v1/admin/webhooks`. */
 export const ZWebhookCreate = z.strictObject({
   url: storable(z.url({ protocol: /^https?$/, error: 'Must be an http or https URL.' }).max(2048)),
@@ -24,6 +38,7 @@ export const ZWebhookCreate = z.strictObject({
     .min(1)
     .max(WEBHOOK_EVENTS.length * 4)
     .transform((events) => [...new Set(events)]),
+  format: ZWebhookFormat.default('json'),
 });
 export type TWebhookCreate = z.infer<typeof ZWebhookCreate>;
 
@@ -33,13 +48,22 @@ export const ZWebhook = z.object({
   url: zText(),
   events: z.array(zText()),
   is_active: z.boolean(),
+  format: ZWebhookFormat,
   created_at: zText(),
   updated_at: zText(),
 });
 export type TWebhook = z.infer<typeof ZWebhook>;
 
-/** Body of `PATCH /api/v1/admin/webhooks/{id}`: turn a webhook off (deliveries stop) or on again. */
-export const ZWebhookUpdate = z.strictObject({ is_active: z.boolean() });
+/**
+ * Body of `PATCH /api/v1/admin/webhooks/{id}`: turn a webhook off (deliveries stop) or on again,
+ * and/or change its delivery format; at least one of the two.
+ */
+export const ZWebhookUpdate = z
+  .strictObject({ is_active: z.boolean().optional(), format: ZWebhookFormat.optional() })
+  .refine((body) => body.is_active !== undefined || body.format !== undefined, {
+    message: 'Give is_active, format or both.',
+    path: ['is_active'],
+  });
 export type TWebhookUpdate = z.infer<typeof ZWebhookUpdate>;
 
 /** The creation answer: the webhook plus its signing secret, shown this once. */
@@ -99,6 +123,36 @@ export const ZLeadCapturedEvent = z.object({
   data: z.object({ lead: ZLeadRecord }),
 });
 export type TLeadCapturedEvent = z.infer<typeof ZLeadCapturedEvent>;
+
+/** Longest visitor message a `conversation.handoff_requested` event carries (longer ones are cut). */
+export const HANDOFF_MESSAGE_MAX = 1000;
+
+/** What a `conversation.handoff_requested` delivery carries: the conversation, and where to answer it. */
+export const ZHandoffRequestedData = z.object({
+  conversation_id: zText(),
+  agent_id: zText(),
+  agent_name: zText(),
+  last_visitor_message: zText()
+    .nullable()
+    .describe(`The visitor's last message, at most ${HANDOFF_MESSAGE_MAX} characters; null when none`),
+  page_url: zText().nullable(),
+  requested_at: zText(),
+  operators_online: z
+    .number()
+    .int()
+    .describe('Members who may reply with the console open when it was asked'),
+  console_url: zText().describe("The conversation's page in the console"),
+});
+export type THandoffRequestedData = z.infer<typeof ZHandoffRequestedData>;
+
+/** The JSON body of a `conversation.handoff_requested` delivery (signed with X-Service-Signature). */
+export const ZHandoffRequestedEvent = z.object({
+  id: zText(),
+  event: z.literal('conversation.handoff_requested'),
+  created_at: zText(),
+  data: ZHandoffRequestedData,
+});
+export type THandoffRequestedEvent = z.infer<typeof ZHandoffRequestedEvent>;
 
 /** Longest search text of the leads list and export. */
 export const LEAD_SEARCH_MAX = 200;

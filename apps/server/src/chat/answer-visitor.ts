@@ -134,7 +134,7 @@ export async function answerVisitor(options: {
     language,
     offline: provider === null,
     humanAvailable: features.human,
-    requestHuman: () => requestHuman(db, caller, clock.now()),
+    requestHuman: () => requestHuman(db, caller, clock.now(), deps.handoff),
   });
   return answerQuestion({
     conversationId: caller.conversation.id,

@@ -4,6 +4,7 @@ import type { KeyedConfig } from '../config/config.js';
 import type { DatabaseFeatures } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import type { HandoffNotify } from '../services/conversations/handoff-notify.js';
 
 /** Where the answer pipeline reports what went wrong without failing the answer (a request's logger fits). */
 export type ChatLog = { warn(details: object, message: string): void };
@@ -22,4 +23,6 @@ export type ChatDeps = {
   log: ChatLog;
   /** The one clock of the service (tests pin it). */
   clock: Clock;
+  /** How a request for a human tells the team (webhooks, the delayed mail); absent: it does not. */
+  handoff?: HandoffNotify;
 };

@@ -153,6 +153,11 @@ export const ZEnv = z.object({
   ),
   LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
+  // Seconds a handoff may wait unclaimed before the operators get a mail; 0 turns the mail off.
+  HANDOFF_MAIL_AFTER_SECONDS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(0).max(86_400).default(120),
+  ),
   CRAWL_DELAY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(60_000).default(250)),
   BILLING_WEBHOOK_TOLERANCE_SECONDS: z.preprocess(
     emptyToUndefined,
@@ -257,6 +262,8 @@ export type Config = Readonly<{
   shutdownTimeoutMs: number;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
+  /** Seconds an unclaimed handoff waits before the operators are mailed (HANDOFF_MAIL_AFTER_SECONDS); 0: never. */
+  handoffMailAfterSeconds: number;
   /** Worker threads that read uploads and crawled pages: how many, heap cap per thread, time per file. */
   extraction: Readonly<{ workers: number; heapMb: number; timeoutMs: number }>;
   /**
@@ -409,6 +416,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: e.LOG_FORMAT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
+    handoffMailAfterSeconds: e.HANDOFF_MAIL_AFTER_SECONDS,
     extraction: Object.freeze({
       workers: e.EXTRACT_WORKERS,
       heapMb: e.EXTRACT_HEAP_MB,

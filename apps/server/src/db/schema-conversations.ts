@@ -25,6 +25,8 @@ export type ConversationsTable = {
   visitor_id: string;
   status: Generated<ConversationStatus>;
   human_requested_at: Date | null;
+  /** When the unclaimed-handoff mail went out for the current request (0029). */
+  handoff_mailed_at: Generated<Date | null>;
   claimed_by_user_id: string | null;
   claimed_at: Date | null;
   /** bigint: pg returns it as a string. */
@@ -163,9 +165,14 @@ export type WebhooksTable = {
   events: string[];
   secret_sealed: string;
   is_active: Generated<boolean>;
+  /** json (the signed event) or slack (an incoming-webhook body); 0029. */
+  format: Generated<WebhookFormat>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 };
+
+/** How a webhook's deliveries are written (0029). */
+export type WebhookFormat = 'json' | 'slack';
 
 /** pending, delivered, failed (no retries left). */
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';

@@ -3,6 +3,7 @@ import { deliverWebhookJob } from './deliver-webhook.js';
 import { embedChunksJob } from './embed-chunks.js';
 import { evaluateAgentJob } from './evaluate-agent.js';
 import { fetchSourceJob } from './fetch-source/fetch-source.js';
+import { handoffMailJob } from './handoff-mail.js';
 import { indexDocumentJob } from './index-document.js';
 import { maintainStoreJob } from './maintain-store.js';
 import { pushLeadJob } from './push-lead.js';
@@ -21,4 +22,5 @@ export const JOB_DEFINITIONS: readonly JobDefinition<unknown>[] = [
   maintainStoreJob,
   evaluateAgentJob,
   sendMailJob,
+  handoffMailJob,
 ];

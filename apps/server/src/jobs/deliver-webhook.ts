@@ -3,14 +3,12 @@ import {
   signRequest,
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_EVENT_HEADER,
-  ZLeadRecord,
-  ZQualityRegressedData,
 } from '@service/contract';
-import { z } from 'zod';
 import { safeFetch } from '../outbound/index.js';
 import { defineJob, type JobContextOf } from '../queue/job-queue.js';
 import { DELIVER_WEBHOOK_RETRY_LIMIT, deliverWebhookSpec } from '../queue/job-specs.js';
 import { createSecretKeyring, type SecretKeyring } from '../security/secret-keyring.js';
+import { webhookRequestBody, ZStoredPayload } from '../services/ops/webhook-body.js';
 import { openWebhookSecret, responseExcerpt } from '../services/ops/webhooks.js';
 
 /** What a delivery uses of its job context. */
@@ -22,16 +20,9 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const WEBHOOK_USER_AGENT = 'ChatAgentService-Webhook/1.0';
 const ANSWER_MAX_BYTES = 64 * 1024;
 
-// What a delivery row's payload holds; the wire body is rebuilt from it in a fixed key order
-// (jsonb does not keep the order), with the delivery id as `id`.
-// Each event's data is checked against its own schema (lead.captured, agent.quality_regressed).
-const ZStoredPayload = z.object({
-  created_at: z.string(),
-  data: z.union([z.object({ lead: ZLeadRecord }), ZQualityRegressedData]),
-});
-
 /**
- * Delivers one webhook event: POSTs `{id, event, created_at, data}` to the webhook URL through
+ * Delivers one webhook event: POSTs `{id, event, created_at, data}` (or, for a `slack` webhook,
+ * a Slack incoming-webhook body: services/ops/webhook-body.ts) to the webhook URL through
  * the crawl-safety guard (re-checked at every attempt; no redirects), signed with the webhook's
  * secret (X-Service-Signature) and named by X-Service-Event and X-Service-Delivery. A 2xx is
  * delivered; anything else is recorded (attempts, last_status_code, last_error) and retried with
@@ -45,7 +36,7 @@ export const deliverWebhookJob = defineJob({
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
       .select(['d.id', 'd.event', 'd.payload', 'd.status', 'w.id as webhook_id', 'w.url', 'w.secret_sealed'])
-      .select(['w.is_active'])
+      .select(['w.is_active', 'w.format'])
       .where('d.id', '=', deliveryId)
       .executeTakeFirst();
     if (row?.status !== 'pending') return;
@@ -60,12 +51,7 @@ export const deliverWebhookJob = defineJob({
       return;
     }
     const secret = openWebhookSecret(row.secret_sealed, keyringOf(context), row.webhook_id);
-    const body = JSON.stringify({
-      id: row.id,
-      event: row.event,
-      created_at: stored.data.created_at,
-      data: stored.data.data,
-    });
+    const body = webhookRequestBody({ id: row.id, event: row.event, payload: stored.data }, row.format);
     const fetched = await safeFetch(row.url, {
       method: 'POST',
       body,

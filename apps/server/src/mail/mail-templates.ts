@@ -182,22 +182,113 @@ export function renderPasswordChangedMail(options: {
   });
 }
 
+/** What the "a visitor waits for a human" mail says, per language. */
+const HANDOFF: Record<
+  MailLanguage,
+  { subject: string; intro: string; noMessage: string; action: string; waiting: string; ignore: string }
+> = {
+  en: {
+    subject: 'A visitor is waiting for a human ({agent})',
+    intro:
+      'A visitor of {agent} asked for a human {minutes} min ago and nobody has claimed the conversation yet. Their last message:',
+    noMessage: '(no message)',
+    action: 'Open the conversation',
+    waiting: 'Asked at {time} (UTC).',
+    ignore: 'You get this mail because your role may answer conversations in {workspace}.',
+  },
+  de: {
+    subject: 'Ein Besucher wartet auf einen Menschen ({agent})',
+    intro:
+      'Ein Besucher von {agent} hat vor {minutes} Min. nach einem Menschen gefragt, und noch niemand hat das Gespräch übernommen. Seine letzte Nachricht:',
+    noMessage: '(keine Nachricht)',
+    action: 'Gespräch öffnen',
+    waiting: 'Gefragt um {time} (UTC).',
+    ignore: 'Sie erhalten diese Mail, weil Ihre Rolle in {workspace} Gespräche beantworten darf.',
+  },
+  fr: {
+    subject: 'Un visiteur attend un humain ({agent})',
+    intro:
+      'Un visiteur de {agent} a demandé un humain il y a {minutes} min et personne n’a encore pris la conversation. Son dernier message :',
+    noMessage: '(aucun message)',
+    action: 'Ouvrir la conversation',
+    waiting: 'Demandé le {time} (UTC).',
+    ignore: 'Vous recevez ce message car votre rôle peut répondre aux conversations de {workspace}.',
+  },
+};
+
+/** The mail to operators of a handoff nobody claimed: the agent, the visitor's last message, the link. */
+export function renderHandoffMail(options: {
+  language: MailLanguage;
+  workspace: string;
+  agent: string;
+  message: string | null;
+  link: string;
+  requestedAt: Date;
+  minutes: number;
+}): RenderedMail {
+  const words = HANDOFF[options.language];
+  const fill = (text: string) =>
+    text
+      .replace('{agent}', oneLine(options.agent))
+      .replace('{workspace}', oneLine(options.workspace))
+      .replace('{minutes}', String(options.minutes))
+      .replace('{time}', options.requestedAt.toISOString().slice(0, 16).replace('T', ' '));
+  return renderActionMail(options.language, {
+    subject: fill(words.subject),
+    intro: fill(words.intro),
+    quote: options.message ?? words.noMessage,
+    action: words.action,
+    link: options.link,
+    expiry: fill(words.waiting),
+    ignore: fill(words.ignore),
+  });
+}
+
+/** A name on one line (a subject never carries a line break). */
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\t]+/g, ' ').slice(0, 200);
+}
+
 /**
  * A mail that asks for one action through a link, as plain text and simple HTML: what it is
  * about, the link (a button and written out), how long it works, and what to do if unexpected.
  */
 function renderActionMail(
   language: MailLanguage,
-  parts: { subject: string; intro: string; action: string; link: string; expiry: string; ignore: string },
+  parts: {
+    subject: string;
+    intro: string;
+    /** Quoted text shown under the intro (a visitor's message), escaped. */
+    quote?: string;
+    action: string;
+    link: string;
+    expiry: string;
+    ignore: string;
+  },
 ): RenderedMail {
-  const text = [parts.intro, '', `${parts.action}:`, parts.link, '', parts.expiry, parts.ignore, ''].join(
-    '\n',
-  );
+  const quoted =
+    parts.quote === undefined ? [] : [...parts.quote.split(/\r?\n/).map((line) => `> ${line}`), ''];
+  const text = [
+    parts.intro,
+    '',
+    ...quoted,
+    `${parts.action}:`,
+    parts.link,
+    '',
+    parts.expiry,
+    parts.ignore,
+    '',
+  ].join('\n');
   const html = [
     '<!doctype html>',
     `<html lang="${language}"><head><meta charset="utf-8"><title>${escapeHtml(parts.subject)}</title></head>`,
     '<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1f2328; max-width: 560px; margin: 0 auto; padding: 24px;">',
     `<p>${escapeHtml(parts.intro)}</p>`,
+    ...(parts.quote === undefined
+      ? []
+      : [
+          `<blockquote style="margin: 0 0 16px; padding: 8px 12px; border-left: 3px solid #d0d7de; color: #1f2328; white-space: pre-wrap;">${escapeHtml(parts.quote)}</blockquote>`,
+        ]),
     `<p><a href="${escapeHtml(parts.link)}" style="display: inline-block; padding: 10px 16px; background: #2563eb; color: #ffffff; border-radius: 6px; text-decoration: none;">${escapeHtml(parts.action)}</a></p>`,
     `<p style="word-break: break-all; font-size: 13px; color: #57606a;">${escapeHtml(parts.link)}</p>`,
     `<p>${escapeHtml(parts.expiry)}</p>`,

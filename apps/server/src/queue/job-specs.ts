@@ -81,3 +81,19 @@ export const evaluateAgentSpec = defineJobSpec({
   // Up to 500 questions, one search each.
   expireInSeconds: 30 * 60,
 });
+
+/**
+ * Mails the operators of a handoff nobody claimed in time (jobs/handoff-mail.ts); sent with a
+ * delay, keyed per handoff request. `consoleUrl` is the conversation's console page.
+ */
+export const handoffMailSpec = defineJobSpec({
+  name: 'handoff-mail',
+  payload: z.object({
+    conversationId: z.string().min(1),
+    requestedAt: z.iso.datetime(),
+    consoleUrl: z.string().min(1).max(2048),
+  }),
+  policy: 'stately',
+  retryLimit: 3,
+  retryDelaySeconds: 30,
+});

@@ -8,7 +8,7 @@ import {
   WEBHOOK_SECRET_PREFIX,
   WEBHOOKS_PER_WORKSPACE_MAX,
 } from '@service/contract';
-import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema-conversations.js';
+import type { WebhookDeliveryRow, WebhookFormat, WebhookRow } from '../../db/schema-conversations.js';
 import { notFound, validationError } from '../../errors/app-error.js';
 import { checkUrl, type Resolve } from '../../outbound/index.js';
 import type { JobQueue } from '../../queue/job-queue.js';
@@ -18,6 +18,7 @@ import { createSecretKeyring, type SecretKeyring } from '../../security/secret-k
 import { recordAudit } from '../audit.js';
 import { iso, type TenantScope } from '../context.js';
 import { WEBHOOK_SECRET_PURPOSE } from '../sealed-secrets.js';
+import { webhookRequestBody } from './webhook-body.js';
 
 /** Seals a webhook's signing secret with APP_KEY, bound to the webhook id. */
 export function sealWebhookSecret(secret: string, keys: SecretKeyring, webhookId: string): string {
@@ -42,7 +43,7 @@ export async function createWebhook(
     resolve?: Resolve | undefined;
     randomBytes?: ((size: number) => Buffer) | undefined;
   },
-  input: TWebhookCreate,
+  input: Omit<TWebhookCreate, 'format'> & { format?: TWebhookCreate['format'] | undefined },
 ): Promise<TWebhookCreated> {
   const check = await checkUrl(input.url, {
     allow: scope.safeUrlAllow ?? [],
@@ -73,6 +74,7 @@ export async function createWebhook(
         url: check.url.href,
         events: input.events,
         secret_sealed: sealed,
+        format: input.format ?? 'json',
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -81,7 +83,7 @@ export async function createWebhook(
       actor: scope.actor,
       action: 'webhook.created',
       target: { type: 'webhook', id },
-      metadata: { url: row.url, events: row.events },
+      metadata: { url: row.url, events: row.events, format: row.format },
       requestId: scope.requestId,
     });
     return { ...toWebhook(row), secret };
@@ -120,29 +122,55 @@ export async function deleteWebhook(scope: TenantScope, webhookId: string): Prom
   });
 }
 
-/** Turns a webhook of the workspace on or off (a disabled one's queued deliveries fail). Audited. */
+/**
+ * Turns a webhook of the workspace on or off (a disabled one's queued deliveries fail) and/or
+ * changes its delivery format (queued deliveries go out in the new one). Audited:
+ * `webhook.enabled` / `webhook.disabled` when `is_active` is given, `webhook.format_changed`
+ * when the format changes.
+ */
 export async function setWebhookActive(
   scope: TenantScope,
   webhookId: string,
   input: TWebhookUpdate,
 ): Promise<TWebhook> {
   return scope.db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom('webhooks')
+      .select('format')
+      .where('id', '=', webhookId)
+      .where('workspace_id', '=', scope.workspaceId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!before) throw notFound();
     const row = await trx
       .updateTable('webhooks')
-      .set({ is_active: input.is_active, updated_at: scope.clock.now() })
+      .set({
+        ...(input.is_active === undefined ? {} : { is_active: input.is_active }),
+        ...(input.format === undefined ? {} : { format: input.format }),
+        updated_at: scope.clock.now(),
+      })
       .where('id', '=', webhookId)
       .where('workspace_id', '=', scope.workspaceId)
       .returningAll()
-      .executeTakeFirst();
-    if (!row) throw notFound();
-    await recordAudit(trx, {
-      workspaceId: scope.workspaceId,
-      actor: scope.actor,
-      action: input.is_active ? 'webhook.enabled' : 'webhook.disabled',
-      target: { type: 'webhook', id: row.id },
-      metadata: { url: row.url },
-      requestId: scope.requestId,
-    });
+      .executeTakeFirstOrThrow();
+    const audit = { workspaceId: scope.workspaceId, actor: scope.actor, requestId: scope.requestId };
+    const target = { type: 'webhook', id: row.id };
+    if (input.is_active !== undefined) {
+      await recordAudit(trx, {
+        ...audit,
+        action: input.is_active ? 'webhook.enabled' : 'webhook.disabled',
+        target,
+        metadata: { url: row.url },
+      });
+    }
+    if (input.format !== undefined && input.format !== before.format) {
+      await recordAudit(trx, {
+        ...audit,
+        action: 'webhook.format_changed',
+        target,
+        metadata: { url: row.url, from: before.format, to: row.format },
+      });
+    }
     return toWebhook(row);
   });
 }
@@ -155,7 +183,7 @@ export async function listDeliveries(
 ): Promise<{ items: TWebhookDelivery[]; nextBefore: string | null }> {
   const hook = await scope.db
     .selectFrom('webhooks')
-    .select('id')
+    .select(['id', 'format'])
     .where('id', '=', webhookId)
     .where('workspace_id', '=', scope.workspaceId)
     .executeTakeFirst();
@@ -171,7 +199,10 @@ export async function listDeliveries(
   const rows = await query.execute();
   const items = rows.slice(0, page.limit);
   const last = items.at(-1);
-  return { items: items.map(toDelivery), nextBefore: rows.length > page.limit && last ? last.id : null };
+  return {
+    items: items.map((row) => toDelivery(row, hook.format)),
+    nextBefore: rows.length > page.limit && last ? last.id : null,
+  };
 }
 
 /**
@@ -192,6 +223,11 @@ export async function redeliver(
       .returningAll()
       .executeTakeFirst();
     if (!row) throw notFound();
+    const hook = await trx
+      .selectFrom('webhooks')
+      .select('format')
+      .where('id', '=', row.webhook_id)
+      .executeTakeFirstOrThrow();
     await scope.queue.send(deliverWebhookSpec, { deliveryId: row.id }, { db: trx });
     await recordAudit(trx, {
       workspaceId: scope.workspaceId,
@@ -201,7 +237,7 @@ export async function redeliver(
       metadata: { webhook_id: row.webhook_id, event: row.event },
       requestId: scope.requestId,
     });
-    return toDelivery(row);
+    return toDelivery(row, hook.format);
   });
 }
 
@@ -211,6 +247,7 @@ function toWebhook(row: WebhookRow): TWebhook {
     url: row.url,
     events: row.events,
     is_active: row.is_active,
+    format: row.format,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
@@ -228,13 +265,7 @@ export function responseExcerpt(body: Buffer): string {
     .slice(0, RESPONSE_EXCERPT_MAX);
 }
 
-/** The body a delivery sends, in the delivery job's key order: `{id, event, created_at, data}`. */
-function requestBodyOf(row: WebhookDeliveryRow): string {
-  const payload = row.payload;
-  return JSON.stringify({ id: row.id, event: row.event, created_at: payload.created_at, data: payload.data });
-}
-
-function toDelivery(row: WebhookDeliveryRow): TWebhookDelivery {
+function toDelivery(row: WebhookDeliveryRow, format: WebhookFormat): TWebhookDelivery {
   return {
     id: row.id,
     webhook_id: row.webhook_id,
@@ -245,7 +276,7 @@ function toDelivery(row: WebhookDeliveryRow): TWebhookDelivery {
     last_status_code: row.last_status_code,
     last_error: row.last_error,
     last_response_excerpt: row.last_response_excerpt,
-    request_body: requestBodyOf(row),
+    request_body: webhookRequestBody(row, format),
     delivered_at: iso(row.delivered_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

@@ -7,6 +7,7 @@ import { notFound } from '../../errors/app-error.js';
 import { newId } from '../../security/ids.js';
 import { issueWidgetToken, type WidgetTokenKey } from '../../security/widget-token.js';
 import { recordAudit } from '../audit.js';
+import { type HandoffNotify, notifyHandoffRequested } from '../conversations/handoff-notify.js';
 import { eraseVisitorLeads } from '../conversations/leads.js';
 import { publishEvent, publishTyping } from '../events/admin-events.js';
 import { publishConversationUpdated, publishHandoffRequested } from '../events/conversation-events.js';
@@ -16,12 +17,14 @@ import type { WidgetCaller } from './widget-caller.js';
 /**
  * The visitor asks for a human: an open conversation becomes `waiting` (operators see it in
  * their queue), and its last answered question is kept for the operators (`handoff`).
+ * With `notify`, the team is told in the same transaction (handoff webhooks, the delayed mail).
  * Idempotent: asking again, or while an operator already holds it, changes nothing.
  */
 export async function requestHuman(
   db: Kysely<DB>,
   caller: WidgetCaller,
   now: Date,
+  notify?: HandoffNotify,
 ): Promise<ConversationStatus> {
   const updated = await db.transaction().execute(async (trx) => {
     const row = await trx
@@ -40,6 +43,13 @@ export async function requestHuman(
         now,
       });
       await publishHandoffRequested(trx, caller.workspaceId, caller.conversation.id, now);
+      if (notify) {
+        await notifyHandoffRequested(trx, notify, {
+          workspaceId: caller.workspaceId,
+          conversationId: caller.conversation.id,
+          now,
+        });
+      }
     }
     return row;
   });

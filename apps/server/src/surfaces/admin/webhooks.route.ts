@@ -76,7 +76,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         config: { permission: 'workspace.configure' },
         schema: {
           tags,
-          summary: 'Turn a webhook off (its deliveries stop) or on again',
+          summary: 'Turn a webhook off (its deliveries stop) or on again, or change its delivery format',
           security: bearerSecurity,
           params: ZIdParams,
           body: ZWebhookUpdate,

@@ -95,7 +95,7 @@ export function conversationRoutes(deps: WidgetRouteDeps): FastifyPluginAsyncZod
         const caller = widgetCaller(request);
         if (!storedWidgetFeatures(caller.agent).human) throw notFound();
         const now = deps.clock.now();
-        const status = await requestHuman(db, caller, now);
+        const status = await requestHuman(db, caller, now, deps.handoff);
         return {
           data: { status, operators_online: (await operatorsOnline(db, caller.workspaceId, now)) > 0 },
         };

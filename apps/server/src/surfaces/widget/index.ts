@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app-deps.js';
 import type { RateLimits } from '../../http/rate-limit.js';
 import { skipsAuth } from '../../http/route-auth.js';
 import { widgetTokenKey } from '../../security/widget-token.js';
+import type { HandoffNotify } from '../../services/conversations/handoff-notify.js';
 import { conversationRoutes } from './conversation.route.js';
 import { couponRoutes } from './coupon.route.js';
 import { initRoutes } from './init.route.js';
@@ -19,7 +20,16 @@ export const WIDGET_PREFIX = '/v1/widget';
 export const WIDGET_SHOP_PREFIX = '/api/v1/widget';
 
 /** What every widget route file gets. */
-export type WidgetRouteDeps = AppDeps & { limits: RateLimits; tokenKey: Uint8Array };
+export type WidgetRouteDeps = AppDeps & { limits: RateLimits; tokenKey: Uint8Array; handoff: HandoffNotify };
+
+/** How a handoff request tells the team: links on PUBLIC_BASE_URL (never the request's host). */
+export function handoffNotifyOf(deps: AppDeps): HandoffNotify {
+  return {
+    queue: deps.queue,
+    baseUrl: deps.config.publicBaseUrl ?? `http://localhost:${deps.config.port}`,
+    mailAfterSeconds: deps.config.handoffMailAfterSeconds,
+  };
+}
 
 /**
  * The widget surface (contract section C), mounted at {@link WIDGET_PREFIX}: token + Origin on
@@ -82,5 +92,5 @@ function widgetScope(app: FastifyInstance, deps: AppDeps, limits: RateLimits): W
     reply.header('vary', 'Origin, Access-Control-Request-Headers');
     return reply.code(204).send();
   });
-  return { ...deps, limits, tokenKey };
+  return { ...deps, limits, tokenKey, handoff: handoffNotifyOf(deps) };
 }

@@ -86,5 +86,6 @@ function chatDeps(deps: WidgetRouteDeps, log: ChatLog): ChatDeps {
     config: deps.config,
     log,
     clock: deps.clock,
+    handoff: deps.handoff,
   };
 }
