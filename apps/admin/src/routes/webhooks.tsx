@@ -1,6 +1,7 @@
 import {
   type TWebhook,
   type TWebhookCreated,
+  type TWebhookFormat,
   WEBHOOK_EVENTS,
   WEBHOOKS_PER_WORKSPACE_MAX,
   ZWebhook,
@@ -16,6 +17,7 @@ import { AlertIcon, PlusIcon } from '../components/icons';
 import { type FieldErrors, useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import { can, session } from '../session';
+import { SelectField } from './select-field';
 import { DeliveryLog } from './webhook-deliveries';
 import './access.css';
 import './webhooks.css';
@@ -25,6 +27,12 @@ const EVENT_HINTS: Partial<Record<string, string>> = {
   'lead.captured': 'A visitor left their contact details.',
   'agent.quality_regressed': 'An evaluation run scored lower than the one before.',
   'conversation.handoff_requested': 'A visitor asked for a human.',
+};
+
+/** How each delivery format reads in the form and the list. */
+const FORMAT_LABELS: Record<TWebhookFormat, string> = {
+  json: 'JSON (signed event)',
+  slack: 'Slack incoming webhook',
 };
 
 /** The service names a bad event by its index (`events.0`): shown under the event list. */
@@ -137,6 +145,7 @@ export function Webhooks() {
 function CreateWebhook(props: { onCreated: (webhook: TWebhookCreated) => void; onCancel: () => void }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>([WEBHOOK_EVENTS[0]]);
+  const [format, setFormat] = useState<TWebhookFormat>('json');
   const { errors, setErrors, notice, isBusy, submit } = useForm();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
@@ -148,7 +157,7 @@ function CreateWebhook(props: { onCreated: (webhook: TWebhookCreated) => void; o
   const onSubmit = async (event: Event) => {
     event.preventDefault();
     await submit({
-      check: () => ZWebhookCreate.safeParse({ url: url.trim(), events }),
+      check: () => ZWebhookCreate.safeParse({ url: url.trim(), events, format }),
       send: async (input) =>
         props.onCreated(await api('/webhooks', ZWebhookCreated, { method: 'POST', body: input })),
       errorsFor: (found) => {
@@ -207,8 +216,15 @@ function CreateWebhook(props: { onCreated: (webhook: TWebhookCreated) => void; o
           </p>
         ) : null}
       </fieldset>
-      {/* FORMAT SELECT (webhooks-format branch): a SelectField for `format` ('json' | 'slack') goes here,
-          its value sent in the body above and its 422 shown with errors.format. */}
+      <SelectField
+        name="format"
+        label="Format"
+        hint="Slack: a message with a link to the conversation, for a Slack incoming webhook URL."
+        value={format}
+        options={Object.entries(FORMAT_LABELS).map(([value, label]) => ({ value, label }))}
+        onChange={(value) => setFormat(value === 'slack' ? 'slack' : 'json')}
+        errors={errors}
+      />
       {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
       <div class="actions">
         <button type="submit" class="button primary" disabled={isBusy}>
@@ -293,6 +309,10 @@ function WebhookRow(props: {
         <div>
           <dt>Events</dt>
           <dd>{webhook.events.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Format</dt>
+          <dd>{FORMAT_LABELS[webhook.format]}</dd>
         </div>
         <div>
           <dt>Created</dt>

@@ -120,6 +120,7 @@ describe('admin console: webhooks', () => {
         await row.getByText('On', { exact: true }).waitFor();
         await page.reload();
         await row.getByText('lead.captured').waitFor();
+        await row.getByText('JSON (signed event)').waitFor();
         assert.equal((await page.content()).includes(secret), false, 'the secret is gone after a reload');
 
         // A lead is delivered to the receiver; its log shows it with the body and the answer.
