@@ -141,15 +141,15 @@ describe('admin console: tokens, two-factor and knowledge base', () => {
         await checkScreen(page, 'two-factor-scan');
 
         await page.getByLabel('Code from the app').fill('12345');
-        await page.getByRole('button', { name: 'Turn on' }).click();
+        await page.getByRole('button', { name: 'Turn on', exact: true }).click();
         await page.locator('#field-code-error').getByText('A code is six digits.').waitFor();
         const wrong = (Number(await generate({ secret, epoch: nowSeconds() })) + 500_000) % 1_000_000;
         await page.getByLabel('Code from the app').fill(String(wrong).padStart(6, '0'));
-        await page.getByRole('button', { name: 'Turn on' }).click();
+        await page.getByRole('button', { name: 'Turn on', exact: true }).click();
         await page.locator('#field-code-error').getByText('The code does not match').waitFor();
 
         await page.getByLabel('Code from the app').fill(await generate({ secret, epoch: nowSeconds() }));
-        await page.getByRole('button', { name: 'Turn on' }).click();
+        await page.getByRole('button', { name: 'Turn on', exact: true }).click();
         await page.getByRole('heading', { name: 'Two-factor is on: keep your recovery codes' }).waitFor();
         recovery = ((await page.locator('.once-card .secret-value code').textContent()) ?? '').split('\n');
         assert.ok(recovery.length >= 8, `recovery codes shown: ${recovery.join(', ')}`);
