@@ -144,3 +144,22 @@ export function TextArea(props: {
     </FieldFrame>
   );
 }
+
+/** A form's two buttons: submit (saying what it does while busy) and Cancel. */
+export function FormActions(props: {
+  label: string;
+  busyLabel: string;
+  isBusy: boolean;
+  onCancel: () => void;
+}) {
+  return (
+    <div class="actions">
+      <button type="submit" class="button primary" disabled={props.isBusy}>
+        {props.isBusy ? props.busyLabel : props.label}
+      </button>
+      <button type="button" class="button ghost" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}

@@ -10,7 +10,7 @@ import {
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { ApiError, api } from '../api';
-import { Field, FormMessage } from '../components/field';
+import { Field, FormActions, FormMessage } from '../components/field';
 import { PlusIcon } from '../components/icons';
 import { useForm } from '../components/use-form';
 import { dateText } from '../date-text';
@@ -167,14 +167,7 @@ function InviteForm(props: { roles: TMembershipRole[]; onSent: () => void; onCan
         onChange={setRole}
         errors={errors}
       />
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={isBusy}>
-          {isBusy ? 'Sending…' : 'Send invite'}
-        </button>
-        <button type="button" class="button ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Send invite" busyLabel="Sending…" isBusy={isBusy} onCancel={props.onCancel} />
     </form>
   );
 }

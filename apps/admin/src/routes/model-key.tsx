@@ -8,7 +8,7 @@ import {
 import type { TargetedSubmitEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, apiVoid } from '../api';
-import { Field, FormMessage } from '../components/field';
+import { Field, FormActions, FormMessage } from '../components/field';
 import { useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import { session } from '../session';
@@ -200,14 +200,7 @@ function KeyForm(props: { isReplacing: boolean; onSaved: (key: TLlmKey) => void;
         errors={errors}
       />
       {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={isBusy}>
-          {isBusy ? 'Saving…' : 'Save the key'}
-        </button>
-        <button type="button" class="button ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Save the key" busyLabel="Saving…" isBusy={isBusy} onCancel={props.onCancel} />
     </form>
   );
 }

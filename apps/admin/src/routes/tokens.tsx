@@ -10,7 +10,7 @@ import {
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, fieldErrorsOf } from '../api';
 import { CopySecret } from '../components/copy-secret';
-import { Field, FormMessage } from '../components/field';
+import { Field, FormActions, FormMessage } from '../components/field';
 import { AlertIcon, PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
 import { dateText } from '../date-text';
@@ -182,14 +182,7 @@ function CreateToken(props: { onCreated: (token: TApiTokenCreated) => void; onCa
         ) : null}
       </fieldset>
       {message ? <FormMessage kind="error">{message}</FormMessage> : null}
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={isBusy}>
-          {isBusy ? 'Creating…' : 'Create token'}
-        </button>
-        <button type="button" class="button ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Create token" busyLabel="Creating…" isBusy={isBusy} onCancel={props.onCancel} />
     </form>
   );
 }

@@ -11,7 +11,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { encode } from 'uqr';
 import { ApiError, api, apiVoid } from '../api';
 import { CopySecret } from '../components/copy-secret';
-import { Field, FormMessage } from '../components/field';
+import { Field, FormActions, FormMessage } from '../components/field';
 import { useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import './access.css';
@@ -178,14 +178,7 @@ function Scan(props: {
         autocomplete="one-time-code"
       />
       {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={isBusy}>
-          {isBusy ? 'Checking…' : 'Turn on'}
-        </button>
-        <button type="button" class="button ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Turn on" busyLabel="Checking…" isBusy={isBusy} onCancel={props.onCancel} />
     </form>
   );
 }

@@ -12,7 +12,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { ApiError, api, apiVoid } from '../api';
 import { CopySecret } from '../components/copy-secret';
-import { Field, FormMessage } from '../components/field';
+import { Field, FormActions, FormMessage } from '../components/field';
 import { AlertIcon, PlusIcon } from '../components/icons';
 import { type FieldErrors, useForm } from '../components/use-form';
 import { dateText } from '../date-text';
@@ -226,14 +226,7 @@ function CreateWebhook(props: { onCreated: (webhook: TWebhookCreated) => void; o
         errors={errors}
       />
       {notice ? <FormMessage kind={notice.kind}>{notice.text}</FormMessage> : null}
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={isBusy}>
-          {isBusy ? 'Creating…' : 'Create webhook'}
-        </button>
-        <button type="button" class="button ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Create webhook" busyLabel="Creating…" isBusy={isBusy} onCancel={props.onCancel} />
     </form>
   );
 }
