@@ -60,8 +60,22 @@ describe('widget in Chromium: talk to a human', () => {
     assert.equal(reply.statusCode, 201, reply.body);
   }
 
+  /** Marks the tenant's owner as an operator with the console open (what an open admin stream records). */
+  async function operatorOnline(tenant: Tenant): Promise<void> {
+    await service.t.database.db
+      .insertInto('operator_presence')
+      .values({
+        stream_id: `test-${tenant.workspace.id}`,
+        workspace_id: tenant.workspace.id,
+        user_id: tenant.user.id,
+        seen_at: new Date(),
+      })
+      .execute();
+  }
+
   test('the escalation button after an unanswered question reaches an operator, whose reply is polled in; then a rating', async () => {
     const { tenant, url } = await humanAgent('/escalate');
+    await operatorOnline(tenant);
     await withPage(browser, {}, async (watched) => {
       const { page } = watched;
       const init = await loadWidget(page, url);
@@ -199,8 +213,9 @@ describe('widget in Chromium: talk to a human', () => {
       await openPanel(page);
       await ask(page, 'Hello?');
       await menuItem(page, 'menu-human');
+      // Nobody has the console open for this workspace: the visitor is told so.
       await byTestId(page, 'notice')
-        .filter({ hasText: uiString('en', 'humanWaiting') })
+        .filter({ hasText: uiString('en', 'humanOffline') })
         .waitFor();
       const waiting = await eventually(
         () => conversation(init.conversation_id),
