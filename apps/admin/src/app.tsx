@@ -32,6 +32,7 @@ const Profile = lazy(() => import('./routes/profile').then((module) => module.Pr
 const ModelKey = lazy(() => import('./routes/model-key').then((module) => module.ModelKey));
 const AuditLog = lazy(() => import('./routes/audit-log').then((module) => module.AuditLog));
 const Webhooks = lazy(() => import('./routes/webhooks').then((module) => module.Webhooks));
+const SavedReplies = lazy(() => import('./routes/saved-replies').then((module) => module.SavedReplies));
 const NotFound = lazy(() => import('./routes/not-found').then((module) => module.NotFound));
 
 /** The console: decides, from the session, which screen a path may show, then routes. */
@@ -133,6 +134,7 @@ function Gate() {
         <Route path={PATHS.modelKey} component={ModelKey} />
         <Route path={PATHS.auditLog} component={AuditLog} />
         <Route path={PATHS.webhooks} component={Webhooks} />
+        <Route path={PATHS.savedReplies} component={SavedReplies} />
         <Route path={PATHS.kb} component={KbArticles} />
         <Route path={PATHS.kbSettings} component={KbSettings} />
         <Route path={PATHS.platform} component={Platform} />

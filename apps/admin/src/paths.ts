@@ -29,6 +29,7 @@ export const PATHS = {
   modelKey: '/admin/settings/model-key',
   auditLog: '/admin/settings/audit-log',
   webhooks: '/admin/settings/webhooks',
+  savedReplies: '/admin/settings/saved-replies',
   kb: '/admin/kb',
   kbSettings: '/admin/kb/settings',
   /** Platform operators only: every workspace, plan changes, viewing as a member. */

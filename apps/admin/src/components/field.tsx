@@ -8,7 +8,7 @@ type FieldProps = {
   value: string;
   onInput: (value: string) => void;
   errors?: Record<string, string[]>;
-  type?: 'text' | 'email' | 'password' | 'url';
+  type?: 'text' | 'email' | 'password' | 'url' | 'search';
   autocomplete?: string;
   hint?: string;
   inputMode?: 'numeric' | 'text';
@@ -107,6 +107,7 @@ function inputOf(type: NonNullable<FieldProps['type']>, props: InputProps) {
   if (type === 'password') return <input type="password" {...props} />;
   if (type === 'email') return <input type="email" {...props} />;
   if (type === 'url') return <input type="url" {...props} />;
+  if (type === 'search') return <input type="search" {...props} />;
   return <input type="text" {...props} />;
 }
 
