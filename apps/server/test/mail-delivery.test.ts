@@ -1,66 +1,20 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SMTPServer } from 'smtp-server';
 import { sendMailJob } from '../src/jobs/send-mail.js';
 import { createLogger } from '../src/logger.js';
 import { createMailer, type Mailer } from '../src/mail/mail-transport.js';
-import { JobQueue } from '../src/queue/job-queue.js';
+import type { JobQueue } from '../src/queue/job-queue.js';
 import { SEND_MAIL_RETRY_LIMIT } from '../src/queue/job-specs.js';
 import { postSignIn } from './support/admin-session.js';
 import { plainTextOf, resetLinkOf } from './support/mail.js';
-import {
-  createTestApp,
-  seedTenant,
-  type TestApp,
-  workerContext,
-  workerServices,
-} from './support/test-app.js';
+import { startMailWorker, startSmtpServer } from './support/smtp-server.js';
+import { createTestApp, seedTenant, type TestApp, workerContext } from './support/test-app.js';
 
 const RESET = '/api/v1/admin/password-reset';
 const NEW_PASSWORD = 'mailed and reset';
-
-/** One message the in-process SMTP server accepted. */
-type Received = { from: string; to: string[]; raw: string };
-
-/**
- * An SMTP server on loopback inside the test process: it keeps what arrives, and refuses (550)
- * every recipient whose address starts with `reject`.
- */
-async function startSmtpServer(): Promise<{ port: number; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address.startsWith('reject')) {
-        const refusal = Object.assign(new Error('mailbox unavailable'), { responseCode: 550 });
-        callback(refusal);
-        return;
-      }
-      callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   for (let i = 0; i < 200; i += 1) {
@@ -78,22 +32,6 @@ function captureLogger() {
     write: (chunk: string) => void lines.push(JSON.parse(chunk) as Record<string, unknown>),
   });
   return { log, lines };
-}
-
-/**
- * A worker for the send-mail queue only, on the test app's store, logging to `log`: the app's own
- * queue sends the jobs, this one works them (no other job runs while the test looks).
- */
-async function startMailWorker(t: TestApp, mailer: Mailer, log = createLogger('silent')): Promise<JobQueue> {
-  const worker = await JobQueue.start({
-    pool: t.database.background.pool,
-    db: t.database.background.db,
-    log,
-    definitions: [sendMailJob],
-    maintenance: false,
-  });
-  await worker.work({ ...workerServices(t), mailer }, { pollingIntervalSeconds: 0.5 });
-  return worker;
 }
 
 describe('mail over SMTP: a reset mail reaches the server and its link resets the password', () => {
