@@ -26,6 +26,13 @@ let source: EventSource | null = null;
 /** Whose stream is open: `user:workspace`, or null when signed out. */
 let openFor: string | null = null;
 let lastEventId: string | null = null;
+/**
+ * Ids of the stored events already handed to the listeners, the latest {@link SEEN_KEPT}: a
+ * resumed stream may send again the events of the seconds before the id it resumes from (late
+ * commits), and a handoff must not ring twice.
+ */
+const seen = new Set<string>();
+const SEEN_KEPT = 1000;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let retryMs = 1_000;
 
@@ -46,7 +53,13 @@ function dispatch(raw: MessageEvent<string>): void {
   const result = ZAdminEvent.safeParse(parsed);
   if (!result.success) return;
   const event = result.data;
-  if (event.id !== null) lastEventId = event.id;
+  if (event.id !== null) {
+    if (seen.has(event.id)) return;
+    seen.add(event.id);
+    if (seen.size > SEEN_KEPT) seen.delete(seen.values().next().value ?? '');
+    // Ids follow insert order, not commit order: resume from the highest one seen.
+    if (lastEventId === null || BigInt(event.id) > BigInt(lastEventId)) lastEventId = event.id;
+  }
   if (event.type === 'stream.ready') operatorsOnline.value = event.operators_online;
   for (const listener of [...listeners]) {
     try {
@@ -88,6 +101,7 @@ function close(): void {
   source?.close();
   source = null;
   lastEventId = null;
+  seen.clear();
   retryMs = 1_000;
   operatorsOnline.value = null;
   liveState.value = 'off';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZAdminEvent } from '@service/contract';
+import { sql } from 'kysely';
 import { newId } from '../src/security/ids.js';
-import { publishEvent } from '../src/services/events/admin-events.js';
+import { eventRow, publishEvent } from '../src/services/events/admin-events.js';
 import { failRun, recordRunProgress, startRun } from '../src/services/knowledge/source-run.js';
 import { listenOnce, type OpenStream, openStream } from './support/admin-stream.js';
 import { seedAgent, seedConversation } from './support/conversations.js';
@@ -132,8 +133,9 @@ describe('admin event stream', () => {
       await resume.waitFor(
         (f) => f.event === 'conversation.updated' && (f.data as { status: string }).status === 'open',
       );
-      const replayed = resume.frames.filter((f) => f.id !== undefined);
-      assert.ok(replayed.every((f) => BigInt(f.id ?? 0) > BigInt(mark.id ?? 0)));
+      const replayed = resume.frames.filter((f) => f.id !== undefined && BigInt(f.id) > BigInt(mark.id ?? 0));
+      // Before them, only late-commit candidates may come again (stored just before the mark), never the mark.
+      assert.equal(resume.frames.filter((f) => f.id === mark.id).length, 0);
       assert.deepEqual(
         replayed.map((f) => [
           (f.data as { conversation_id: string }).conversation_id,
@@ -146,6 +148,54 @@ describe('admin event stream', () => {
       );
       assert.equal(resume.frames[0]?.event, 'stream.ready');
     }
+  });
+
+  test('a lower id committed after a higher one still reaches the stream, live and on resume', async () => {
+    // Ids come from a sequence at insert: a transaction that inserted first may commit last.
+    const reserve = async () =>
+      String(
+        (await sql<{ id: string }>`select nextval('admin_events_id_seq')::text as id`.execute(t.database.db))
+          .rows[0]?.id,
+      );
+    const lateLive = await reserve();
+    const lateResumed = await reserve();
+    const commitLate = async (id: string, conversationId: string) => {
+      const row = eventRow(acme.workspace.id, {
+        type: 'conversation.updated',
+        at: new Date().toISOString(),
+        conversation_id: conversationId,
+        agent_id: agentId,
+        status: 'closed',
+        claimed_by_user_id: null,
+      });
+      await sql`insert into admin_events (id, workspace_id, type, payload, created_at)
+        values (${id}::bigint, ${row.workspace_id}, ${row.type}, ${row.payload}::jsonb, ${row.created_at}::timestamptz)`.execute(
+        t.database.db,
+      );
+    };
+    const s = await stream(acme.auth);
+    await s.waitFor((f) => f.event === 'stream.ready');
+    const claimed = await conversation();
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/admin/conversations/${claimed}/claim`,
+      headers: acme.auth,
+    });
+    const high = await s.waitFor((f) => (f.data as { conversation_id?: string }).conversation_id === claimed);
+    assert.ok(BigInt(high.id ?? 0) > BigInt(lateResumed));
+
+    await commitLate(lateLive, 'late-live');
+    await s.waitFor((f) => f.id === lateLive);
+    s.close();
+    await commitLate(lateResumed, 'late-resumed');
+    const resumed = await stream(acme.auth, `?last_event_id=${high.id}`);
+    await resumed.waitFor((f) => f.id === lateResumed);
+    assert.equal(
+      resumed.frames.filter((f) => f.id === high.id).length,
+      0,
+      'the id resumed from is not sent again',
+    );
+    assert.equal(resumed.frames.filter((f) => f.id === lateResumed).length, 1);
   });
 
   test('an id older than what is kept gets stream.reset, not a partial replay', async () => {

@@ -103,6 +103,34 @@ export async function eventsAfter(
 }
 
 /**
+ * How far back, in stored time, a replay looks for events committed late: ids come from a
+ * sequence when the event is inserted, so a transaction that inserted its event first may commit
+ * after another one's (a lower id shows up after a higher one). 10 s covers every transaction the
+ * service runs around an event.
+ */
+export const LATE_COMMIT_WINDOW_MS = 10_000;
+
+/**
+ * Stored events of a workspace below `afterId` but stored at most
+ * {@link LATE_COMMIT_WINDOW_MS} before the event `afterId` itself: the ones that may have been
+ * committed after it. Oldest first; none when `afterId` is no longer stored.
+ */
+export async function eventsNear(
+  db: Queryable,
+  workspaceId: string,
+  afterId: string,
+): Promise<TAdminEvent[]> {
+  const rows = await sql<{ id: string; payload: object }>`
+    select e.id::text as id, e.payload from admin_events e
+    where e.workspace_id = ${workspaceId} and e.id < ${afterId}::bigint
+      and e.created_at >= (
+        select m.created_at - make_interval(secs => ${LATE_COMMIT_WINDOW_MS / 1000})
+        from admin_events m where m.id = ${afterId}::bigint)
+    order by e.id`.execute(db);
+  return rows.rows.map((row) => ({ ...row.payload, id: row.id }) as TAdminEvent);
+}
+
+/**
  * Whether every event after `afterId` is still kept: an event at or before it is still stored
  * (pruning removes the oldest first), or no event was ever written after it. Otherwise (the id
  * is older than what is kept, or unknown to this store) the client must reload: `stream.reset`.

@@ -3,7 +3,7 @@ import type { TAdminEvent } from '@service/contract';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { DB } from '../../db/schema.js';
-import { canResumeAfter, eventsAfter } from './admin-events.js';
+import { canResumeAfter, eventsAfter, eventsNear } from './admin-events.js';
 import type { AdminEventHub } from './event-hub.js';
 import { operatorsOnline, PRESENCE_HEARTBEAT_MS, removePresence, touchPresence } from './presence.js';
 
@@ -11,6 +11,23 @@ import { operatorsOnline, PRESENCE_HEARTBEAT_MS, removePresence, touchPresence }
 export const STREAM_PENDING_MAX = 1000;
 /** Stored events read per query while replaying. */
 const REPLAY_PAGE = 500;
+/** Ids a stream remembers having sent, so a repeat is skipped (the oldest forgotten first). */
+const SENT_IDS_KEPT = 4096;
+
+/** The ids a stream has sent, the most recent {@link SENT_IDS_KEPT} of them. */
+class SentIds {
+  private readonly ids = new Set<string>();
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+  add(id: string): void {
+    this.ids.add(id);
+    if (this.ids.size > SENT_IDS_KEPT) {
+      const oldest = this.ids.values().next().value;
+      if (oldest !== undefined) this.ids.delete(oldest);
+    }
+  }
+}
 
 /** What one admin stream needs. */
 export type AdminStreamOptions = {
@@ -30,7 +47,10 @@ export type AdminStreamOptions = {
  * Runs one admin stream until `signal` aborts: subscribes to the workspace's live events first
  * (so none falls between replay and live), sends `stream.ready` with the operators online, then
  * replays the stored events after `lastEventId` (or `stream.reset` when they are no longer all
- * kept), then live events in order, skipping stored ones already sent. While open, an operator's
+ * kept), then live events as they are committed, skipping stored ones already sent. Event ids
+ * follow insert order, not commit order, so a lower id can be committed after a higher one: live
+ * events are told apart by the ids sent (never by "below the highest"), and a replay also sends
+ * the late commits it finds near its starting id. While open, an operator's
  * presence is refreshed every heartbeat. A client that lets more than {@link STREAM_PENDING_MAX}
  * events pile up is dropped (the promise resolves; the client reconnects and resumes).
  */
@@ -75,14 +95,28 @@ export async function runAdminStream(options: AdminStreamOptions): Promise<void>
       at: now.toISOString(),
       operators_online: await operatorsOnline(db, workspaceId, now),
     });
+    const sent = new SentIds();
+    /** The highest id sent: where the next replay starts. */
     let lastId: bigint | null = null;
-    const replay = async (after: string) => {
+    const sendStored = (event: TAdminEvent) => {
+      if (event.id === null || sent.has(event.id)) return;
+      sent.add(event.id);
+      const id = BigInt(event.id);
+      if (lastId === null || id > lastId) lastId = id;
+      options.send(event);
+    };
+    const replay = async (from: string) => {
+      // Late commits first: events stored just before `from` that may have been committed after it.
+      for (const event of await eventsNear(db, workspaceId, from)) {
+        if (signal.aborted) return;
+        sendStored(event);
+      }
+      let after = from;
       for (;;) {
         const events = await eventsAfter(db, workspaceId, after, REPLAY_PAGE);
         for (const event of events) {
           if (signal.aborted) return;
-          options.send(event);
-          lastId = BigInt(event.id ?? '0');
+          sendStored(event);
           after = event.id ?? after;
         }
         if (events.length < REPLAY_PAGE) return;
@@ -109,12 +143,8 @@ export async function runAdminStream(options: AdminStreamOptions): Promise<void>
         });
         continue;
       }
-      if (event.id !== null) {
-        const id = BigInt(event.id);
-        if (lastId !== null && id <= lastId) continue;
-        lastId = id;
-      }
-      options.send(event);
+      if (event.id === null) options.send(event);
+      else sendStored(event);
     }
   } finally {
     clearInterval(timer);
