@@ -301,6 +301,9 @@ async function main(): Promise<number> {
       crawlDelayMs: CRAWL_DELAY_MS,
       keepDir: KEEP_DIR,
       reuseDir: REUSE_DIR,
+      // The ablation's hashed-vector rows need the offline vectors stored; `--index-only` measures
+      // the service's default (no vectors). EMBEDDINGS_PROVIDER in the environment wins.
+      embeddingsProvider: process.env.EMBEDDINGS_PROVIDER || (INDEX_ONLY ? undefined : 'offline'),
     });
     const started = qs;
     // Ctrl-C: stop the service, remove its DATA_DIR or drop its database, then exit.

@@ -175,7 +175,8 @@ describe('loadConfig', () => {
         dimensions: 768,
       },
     );
-    assert.equal(loadConfig({}).embeddings.provider, 'offline');
+    assert.equal(loadConfig({}).embeddings.provider, 'none');
+    assert.equal(loadConfig({ EMBEDDINGS_PROVIDER: 'offline' }).embeddings.provider, 'offline');
   });
 
   test('every bad variable is listed at once', () => {

@@ -89,6 +89,8 @@ export async function startQualityService(options: {
   crawlDelayMs: number;
   keepDir?: string | null;
   reuseDir?: string | null;
+  /** EMBEDDINGS_PROVIDER of the service (default: the service's own, `none`). */
+  embeddingsProvider?: string;
 }): Promise<QualityService> {
   const kept = options.reuseDir ?? options.keepDir ?? null;
   if (kept && options.databaseUrl) throw new Error('--keep-dir and --reuse-dir take the embedded store only');
@@ -110,6 +112,7 @@ export async function startQualityService(options: {
       CRAWL_DELAY_MS: String(options.crawlDelayMs),
       ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
       ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '100000',
+      ...(options.embeddingsProvider ? { EMBEDDINGS_PROVIDER: options.embeddingsProvider } : {}),
     }),
     () => {},
   );

@@ -67,7 +67,7 @@ export const ZEnv = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(1000).max(600_000).default(60_000),
   ),
-  EMBEDDINGS_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['offline', 'openai']).default('offline')),
+  EMBEDDINGS_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['none', 'offline', 'openai']).default('none')),
   EMBEDDINGS_BASE_URL: optionalUrl,
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: optionalString,
@@ -219,7 +219,7 @@ export type Config = Readonly<{
     timeoutMs: number;
   }>;
   embeddings: Readonly<{
-    provider: 'offline' | 'openai';
+    provider: 'none' | 'offline' | 'openai';
     baseUrl?: string;
     apiKey?: string;
     model?: string;

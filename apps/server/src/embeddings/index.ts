@@ -13,8 +13,8 @@ export { createOpenAiEmbedder } from './openai-embedder.js';
  * (no pgvector: retrieval is full-text and trigram only).
  */
 export function embeddingProviderFor(config: Config, features: DatabaseFeatures): EmbeddingProvider | null {
-  if (!features.vector) return null;
   const settings = config.embeddings;
+  if (!features.vector || settings.provider === 'none') return null;
   if (settings.provider === 'openai') {
     return createOpenAiEmbedder({
       baseUrl: settings.baseUrl,

@@ -29,6 +29,11 @@ export async function createTestConfig(env: Record<string, string> = {}): Promis
     // One admin token drives a whole test file; admin-rate-limit.test.ts sets small budgets itself.
     ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
     ADMIN_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '100000',
+    // The service's default computes no vectors; the tests keep the offline embedder on so the
+    // vector paths (embedding runs, vector search, provider changes) stay covered. The default
+    // itself is tested in embeddings-default.test.ts, and the PostgreSQL pass (no pgvector
+    // here) runs everything without vectors.
+    EMBEDDINGS_PROVIDER: 'offline',
     ...env,
   });
   // As the service boots: an env that blanks APP_KEY gets one generated under the temp DATA_DIR.
