@@ -1,0 +1,138 @@
+// The plugin as a site owner uses it, in Chromium on a real WordPress with the real service:
+// connect on Settings → Chat agent (URL and token, Save, Test connection names the workspace,
+// pick the agent, Save) with no console error, then "Sync now" on a site of 120 posts until the
+// progress bar (driven by WP-Cron) says Done and the service holds every post and page. Then
+// the deltas: an edited post's new words are found by the service's search, a trashed post is
+// gone from it.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, withPage } from '../../../../apps/widget/test/browser/support/browser.js';
+import { freePort } from '../../../../examples/demo-shop/test/support/loopback.js';
+import { eventually, startWpService, type WpService } from '../support/service.js';
+import { startWordPress, type WordPress, wordpressMissing } from '../support/wordpress.js';
+import { logIn, SETTINGS_PATH, screenshot } from '../support/wp-admin.js';
+
+const missing = wordpressMissing();
+const POSTS = 120;
+
+describe('settings page and sync in Chromium', { skip: missing ?? false }, () => {
+  let browser: Browser;
+  let wp: WordPress;
+  let svc: WpService;
+  let postIds: number[] = [];
+  let pages = 0;
+
+  before(async () => {
+    browser = await launchBrowser();
+    const port = await freePort();
+    svc = await startWpService(port);
+    wp = await startWordPress({ port, servicePort: svc.port });
+    // The site's content, made before the plugin is connected (so no delta is sent for it).
+    await wp.php(`wp_delete_post(1, true); return true;`);
+    postIds = await wp.createPosts(POSTS, { prefix: 'Roastery journal' });
+    pages = await wp.php<number>(`return (int) wp_count_posts('page')->publish;`);
+  });
+  after(async () => {
+    await browser?.close();
+    await wp?.close();
+    await svc?.close();
+  });
+
+  test('connect on the settings page: save URL and token, test the connection, pick the agent', async () => {
+    await withPage(browser, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
+      await logIn(page, wp);
+      await page.goto(`${wp.url}${SETTINGS_PATH}`);
+      await page.locator('#chat-agent-service-url').fill(svc.base);
+      await page.locator('#chat-agent-api-token').fill(svc.token);
+      await Promise.all([
+        page.waitForLoadState('load'),
+        page.getByRole('button', { name: 'Save Changes' }).click(),
+      ]);
+      await page.locator('#chat-agent-service-url').waitFor();
+      assert.equal(await page.locator('#chat-agent-service-url').inputValue(), svc.base);
+      assert.equal(
+        await page.locator('#chat-agent-api-token').inputValue(),
+        '',
+        'the token is never echoed back',
+      );
+      assert.equal((await page.content()).includes(svc.token), false, 'the token is nowhere in the page');
+
+      await page.locator('#chat-agent-test-connection').click();
+      const result = page.locator('#chat-agent-connection-result');
+      await result.filter({ hasText: svc.workspaceName }).waitFor({ timeout: 20_000 });
+      assert.match(await result.innerText(), /connected/i);
+
+      // The agent list comes from the handshake (filled at once, or on the next load).
+      const select = page.locator('#chat-agent-agent');
+      if ((await select.locator(`option[value="${svc.agentId}"]`).count()) === 0) await page.reload();
+      await select.selectOption(svc.agentId);
+      const enabled = page.locator('#chat-agent-widget-enabled');
+      if (!(await enabled.isChecked())) await enabled.check();
+      await Promise.all([
+        page.waitForLoadState('load'),
+        page.getByRole('button', { name: 'Save Changes' }).click(),
+      ]);
+      await select.waitFor();
+      assert.equal(await select.inputValue(), svc.agentId);
+      await screenshot(page, 'wordpress-settings-desktop');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, 'wordpress-settings-390');
+    });
+    assert.equal(await wp.option('chat_agent_agent_id'), svc.agentId);
+    assert.equal(await wp.option('chat_agent_service_url'), svc.base);
+    assert.equal(await wp.option('chat_agent_widget_enabled'), '1');
+    const handshake = await wp.option<{ workspace?: { name?: string } }>('chat_agent_handshake');
+    assert.equal(handshake ? handshake.workspace?.name : null, svc.workspaceName);
+  });
+
+  test(`"Sync now" sends ${POSTS} posts and the pages; the progress bar reaches Done`, async () => {
+    await withPage(browser, {}, async ({ page }) => {
+      await logIn(page, wp);
+      await page.goto(`${wp.url}${SETTINGS_PATH}`);
+      await page.locator('#chat-agent-sync-now').click();
+      const status = page.locator('#chat-agent-sync-status');
+      await status.filter({ hasText: /done/i }).waitFor({ timeout: 150_000 });
+      const bar = page.locator('#chat-agent-sync-progress');
+      assert.equal(await bar.getAttribute('role'), 'progressbar');
+      assert.equal(await bar.getAttribute('aria-valuenow'), '100');
+      assert.equal(await page.locator('#chat-agent-sync-failures li').count(), 0, 'no failure is listed');
+    });
+    assert.equal(await svc.documentCount('post'), POSTS);
+    assert.equal(await svc.documentCount('page'), pages);
+    await svc.waitIndexed(120_000);
+  });
+
+  test('an edited post is indexed again with its new words; a trashed post leaves the search', async () => {
+    const edited = postIds[6] ?? 0;
+    await wp.php(`
+      wp_update_post(['ID' => ${edited}, 'post_content' => '<p>Our Quetzaltenango washing station ferments cherries for thirty hours.</p>']);
+      return true;
+    `);
+    const found = await eventually(
+      () => svc.search('Quetzaltenango washing station'),
+      (hits) => hits.some((hit) => hit.text.includes('Quetzaltenango')),
+      60_000,
+    );
+    assert.ok(
+      found.some((hit) => hit.title === 'Roastery journal 7'),
+      `the edited post is found: ${JSON.stringify(found)}`,
+    );
+
+    const trashed = postIds[10] ?? 0;
+    const word = 'roast number 11.';
+    assert.ok((await svc.search('"Roastery journal 11"')).some((hit) => hit.title === 'Roastery journal 11'));
+    await wp.php(`wp_trash_post(${trashed}); return true;`);
+    const after = await eventually(
+      () => svc.search('"Roastery journal 11"'),
+      (hits) => !hits.some((hit) => hit.title === 'Roastery journal 11'),
+      60_000,
+    );
+    assert.deepEqual(
+      after.filter((hit) => hit.title === 'Roastery journal 11' || hit.text.includes(word)),
+      [],
+      'the trashed post is gone from search',
+    );
+    assert.equal(await svc.documentCount('post'), POSTS - 1);
+  });
+});
