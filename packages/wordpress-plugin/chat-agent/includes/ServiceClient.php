@@ -25,6 +25,13 @@ final class ServiceClient
         return new self(Options::serviceUrl(), Options::apiToken());
     }
 
+    /** An absolute http(s) URL with a host (the service may be self-hosted on a private network). */
+    public static function isHttpUrl(string $url): bool
+    {
+        $scheme = strtolower((string) wp_parse_url($url, PHP_URL_SCHEME));
+        return in_array($scheme, ['http', 'https'], true) && (string) wp_parse_url($url, PHP_URL_HOST) !== '';
+    }
+
     /** @return array<string, mixed> the handshake's `data` */
     public function handshake(): array
     {
@@ -58,7 +65,7 @@ final class ServiceClient
      */
     public function post(string $path, array $body, bool $signed): array
     {
-        if ($this->serviceUrl === '' || wp_http_validate_url($this->serviceUrl) === false) {
+        if (!self::isHttpUrl($this->serviceUrl)) {
             throw new ServiceError(0, 'not_configured', __('The service URL is missing or not a valid http(s) address.', 'chat-agent'));
         }
         if ($this->apiToken === '') {
