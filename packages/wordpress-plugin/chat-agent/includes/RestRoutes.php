@@ -91,6 +91,10 @@ final class RestRoutes
                 'message' => 'Invalid parameter(s): (body) (not valid JSON).',
             ]]);
         }
+        // `{}` and `[]` both decode to an empty PHP array: only a JSON object is a body.
+        if (!is_object(json_decode($body, false, 64))) {
+            $decoded = null;
+        }
         [$input, $problem] = RequestValidator::validate($route, $decoded);
         if ($input === null) {
             return self::respond(400, ['error' => ['code' => 'rest_invalid_param', 'message' => (string) $problem]]);
