@@ -14,6 +14,8 @@ final class RestRoutes
 {
     public const NAMESPACE = 'service/v1';
     public const ROUTES = ['orders/lookup', 'leads', 'cart/coupon'];
+    /** Larger bodies get 413 before anything else, as the SDK's default cap (64 KiB). */
+    public const MAX_BODY_BYTES = 65536;
 
     /** @var array<string, array{0: int, 1: string}> */
     private const ERRORS = [
@@ -73,6 +75,12 @@ final class RestRoutes
     public static function handle(string $route, \WP_REST_Request $request): \WP_REST_Response
     {
         $body = (string) $request->get_body();
+        if (strlen($body) > self::MAX_BODY_BYTES) {
+            return self::respond(413, ['error' => [
+                'code' => 'payload_too_large',
+                'message' => 'The request body is larger than ' . self::MAX_BODY_BYTES . ' bytes.',
+            ]]);
+        }
         $header = $request->get_header('x_service_signature');
         if ($header === null || $header === '') {
             return self::error('missing_signature');

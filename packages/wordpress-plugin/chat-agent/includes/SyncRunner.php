@@ -40,6 +40,8 @@ final class SyncRunner
             $total += $runs[$kind]['total'];
         }
         $state['status'] = 'running';
+        // A full sync re-sends everything, failed deltas included: earlier failures are history.
+        $state['failures'] = [];
         $state['kinds'] = $kinds;
         $state['runs'] = $runs;
         $state['total'] = $total;
