@@ -1,20 +1,17 @@
 /* Chat agent settings page: Test connection, Sync now and the progress poll (no build step). */
-(function () {
-  'use strict';
+(() => {
   var config = window.chatAgentAdmin;
   if (!config) {
     return;
   }
-  var $ = function (id) {
-    return document.getElementById(id);
-  };
+  var $ = (id) => document.getElementById(id);
   var pollTimer = null;
 
   function post(action, fields) {
     var body = new URLSearchParams();
     body.set('action', action);
     body.set('nonce', config.nonce);
-    Object.keys(fields || {}).forEach(function (key) {
+    Object.keys(fields || {}).forEach((key) => {
       body.set(key, fields[key]);
     });
     return fetch(config.ajaxUrl, {
@@ -22,11 +19,7 @@
       credentials: 'same-origin',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: body.toString(),
-    }).then(function (response) {
-      return response.json().catch(function () {
-        return { ok: false, message: config.i18n.requestFailed };
-      });
-    });
+    }).then((response) => response.json().catch(() => ({ ok: false, message: config.i18n.requestFailed })));
   }
 
   function setText(element, text, isError) {
@@ -48,7 +41,7 @@
       select.remove(0);
     }
     select.add(new Option(config.i18n.chooseAgent, ''));
-    agents.forEach(function (agent) {
+    agents.forEach((agent) => {
       var option = new Option(agent.name || agent.id, agent.id);
       option.selected = agent.id === current;
       select.add(option);
@@ -65,7 +58,11 @@
         fill.style.width = status.percent + '%';
       }
     }
-    setText($('chat-agent-sync-status'), status.message || '', status.status === 'failed' || status.ok === false);
+    setText(
+      $('chat-agent-sync-status'),
+      status.message || '',
+      status.status === 'failed' || status.ok === false,
+    );
     var list = $('chat-agent-sync-failures');
     if (list && Array.isArray(status.failures)) {
       list.textContent = '';
@@ -75,7 +72,7 @@
         none.textContent = config.i18n.noFailures;
         list.appendChild(none);
       }
-      status.failures.forEach(function (failure) {
+      status.failures.forEach((failure) => {
         var item = document.createElement('li');
         var time = document.createElement('time');
         time.textContent = failure.time;
@@ -97,9 +94,9 @@
     if (pollTimer) {
       return;
     }
-    pollTimer = window.setTimeout(function () {
+    pollTimer = window.setTimeout(() => {
       pollTimer = null;
-      post('chat_agent_sync_status').then(showStatus, function () {
+      post('chat_agent_sync_status').then(showStatus, () => {
         setText($('chat-agent-sync-status'), config.i18n.requestFailed, true);
       });
     }, 1500);
@@ -107,7 +104,7 @@
 
   var testButton = $('chat-agent-test-connection');
   if (testButton) {
-    testButton.addEventListener('click', function () {
+    testButton.addEventListener('click', () => {
       var result = $('chat-agent-connection-result');
       setText(result, config.i18n.testing, false);
       testButton.disabled = true;
@@ -116,17 +113,17 @@
         api_token: ($('chat-agent-api-token') || {}).value || '',
       })
         .then(
-          function (answer) {
+          (answer) => {
             setText(result, answer.message || config.i18n.requestFailed, !answer.ok);
             if (answer.ok) {
               fillAgents(answer.agents, answer.agent_id);
             }
           },
-          function () {
+          () => {
             setText(result, config.i18n.requestFailed, true);
           },
         )
-        .then(function () {
+        .then(() => {
           testButton.disabled = false;
         });
     });
@@ -134,9 +131,9 @@
 
   var syncButton = $('chat-agent-sync-now');
   if (syncButton) {
-    syncButton.addEventListener('click', function () {
+    syncButton.addEventListener('click', () => {
       setText($('chat-agent-sync-status'), config.i18n.starting, false);
-      post('chat_agent_sync_now').then(showStatus, function () {
+      post('chat_agent_sync_now').then(showStatus, () => {
         setText($('chat-agent-sync-status'), config.i18n.requestFailed, true);
       });
     });

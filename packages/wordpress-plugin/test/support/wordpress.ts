@@ -284,8 +284,18 @@ export async function startWordPress(options: WordPressOptions = {}): Promise<Wo
   }
   const running = server;
 
+  const debugTail = () => {
+    const debugLog = join(docroot, 'debug.log');
+    return existsSync(debugLog)
+      ? spawnSync('tail', ['-c', '20000', debugLog], { encoding: 'utf8' }).stdout
+      : '';
+  };
   const php = async <T>(code: string): Promise<T> => {
-    const out = await runPhp([join(PHP_SUPPORT, 'eval.php'), docroot], { input: code, env });
+    const out = await runPhp([join(PHP_SUPPORT, 'eval.php'), docroot], { input: code, env }).catch(
+      (error: Error) => {
+        throw new Error(`${error.message.slice(0, 2000)}\n--- debug.log ---\n${debugTail().slice(-4000)}`);
+      },
+    );
     const marker = out.lastIndexOf('@@RESULT@@');
     if (marker < 0) throw new Error(`no result from PHP:\n${out}`);
     return JSON.parse(out.slice(marker + '@@RESULT@@'.length)) as T;
@@ -329,11 +339,7 @@ export async function startWordPress(options: WordPressOptions = {}): Promise<Wo
       return php(`return get_option(${phpString(name)});`);
     },
     logs() {
-      const debugLog = join(docroot, 'debug.log');
-      const debug = existsSync(debugLog)
-        ? spawnSync('tail', ['-c', '20000', debugLog], { encoding: 'utf8' }).stdout
-        : '';
-      return `--- php -S ---\n${serverOutput}\n--- debug.log ---\n${debug}`;
+      return `--- php -S ---\n${serverOutput}\n--- debug.log ---\n${debugTail()}`;
     },
     async close() {
       if (running.exitCode === null) {

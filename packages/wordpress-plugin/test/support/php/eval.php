@@ -20,6 +20,7 @@ require $chatAgentDocroot . '/wp-load.php';
 require_once ABSPATH . 'wp-admin/includes/plugin.php';
 require_once ABSPATH . 'wp-admin/includes/user.php';
 require_once ABSPATH . 'wp-admin/includes/post.php';
+require_once ABSPATH . 'wp-admin/includes/file.php';
 
 $chatAgentFunction = eval('return static function () {' . $chatAgentCode . "\n};");
 $chatAgentValue = $chatAgentFunction();
