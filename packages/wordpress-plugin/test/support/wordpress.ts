@@ -12,12 +12,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../../examples/demo-shop/test/support/loopback.js';
 
@@ -186,6 +187,21 @@ function makeDocroot(options: WordPressOptions): string {
     const from = join(WORDPRESS_DIR, entry);
     const linked = spawnSync('cp', ['-al', from, join(docroot, entry)]);
     if (linked.status !== 0) cpSync(from, join(docroot, entry), { recursive: true, verbatimSymlinks: true });
+  }
+  // Debian links some libraries (underscore.js, getID3) relatively into /usr/share: point the
+  // copies at the originals' targets.
+  const links = spawnSync(
+    'find',
+    [WORDPRESS_DIR, '-path', join(WORDPRESS_DIR, 'wp-content'), '-prune', '-o', '-type', 'l', '-print'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  for (const link of links.stdout.split('\n').filter(Boolean)) {
+    const copy = join(docroot, relative(WORDPRESS_DIR, link));
+    if (!existsSync(link)) continue;
+    rmSync(copy, { force: true });
+    symlinkSync(realpathSync(link), copy);
   }
   const content = join(docroot, 'wp-content');
   for (const dir of ['plugins', 'mu-plugins', 'uploads', 'upgrade'])
