@@ -70,6 +70,19 @@ foreach ($paths as $path) {
     }
 }
 
+// The plugin header's Name and Description are translated by WordPress too.
+$main = (string) file_get_contents($pluginDir . '/chat-agent.php');
+foreach (['Plugin Name', 'Description'] as $field) {
+    if (preg_match('/^ \* ' . $field . ':\s*(.+)$/m', $main, $match) === 1) {
+        $entries = [trim($match[1]) => [
+            'refs' => ['chat-agent.php'],
+            'comment' => $field . ' of the plugin',
+            'plural' => null,
+            'msgid' => trim($match[1]),
+        ]] + $entries;
+    }
+}
+
 $quote = static fn (string $text): string => '"' . addcslashes($text, "\"\\\n\t") . '"';
 $out = "# Copyright (C) Chat Agent contributors\n"
     . "# This file is distributed under the GPL-2.0-or-later.\n"
