@@ -69,11 +69,9 @@
     var list = $('chat-agent-sync-failures');
     if (list && Array.isArray(status.failures)) {
       list.textContent = '';
-      if (status.failures.length === 0) {
-        var none = document.createElement('li');
-        none.className = 'chat-agent-none';
-        none.textContent = config.i18n.noFailures;
-        list.appendChild(none);
+      var none = $('chat-agent-sync-no-failures');
+      if (none) {
+        none.hidden = status.failures.length > 0;
       }
       status.failures.forEach(function (failure) {
         var item = document.createElement('li');
@@ -136,6 +134,15 @@
   if (syncButton) {
     syncButton.addEventListener('click', function () {
       setText($('chat-agent-sync-status'), config.i18n.starting, false);
+      var progress = $('chat-agent-sync-progress');
+      if (progress) {
+        progress.setAttribute('aria-valuenow', '0');
+        progress.setAttribute('data-status', 'running');
+        var fill = progress.querySelector('.chat-agent-progress-bar');
+        if (fill) {
+          fill.style.width = '0%';
+        }
+      }
       post('chat_agent_sync_now').then(showStatus, function () {
         setText($('chat-agent-sync-status'), config.i18n.requestFailed, true);
       });
