@@ -5,7 +5,7 @@
  * _e(), esc_html__(), esc_html_e(), esc_attr__(), esc_attr_e() and _n() with the text domain
  * `chat-agent`, with its translators comment and references. No WP-CLI needed.
  *
- * Usage: php bin/make-pot.php
+ * Usage: php bin/make-pot.php [output file]   (default: chat-agent/languages/chat-agent.pot)
  */
 
 declare(strict_types=1);
@@ -108,5 +108,6 @@ foreach ($entries as $entry) {
         $out .= "msgstr \"\"\n";
     }
 }
-file_put_contents($pluginDir . '/languages/chat-agent.pot', $out);
-echo count($entries), " strings written to chat-agent/languages/chat-agent.pot\n";
+$target = $argv[1] ?? $pluginDir . '/languages/chat-agent.pot';
+file_put_contents($target, $out);
+echo count($entries), ' strings written to ', $target, "\n";
