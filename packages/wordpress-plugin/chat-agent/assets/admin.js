@@ -1,156 +1,143 @@
 /* Chat agent settings page: Test connection, Sync now and the progress poll (no build step). */
-(function () {
-  'use strict';
-  var config = window.chatAgentAdmin;
+(() => {
+  const config = window.chatAgentAdmin;
   if (!config) {
     return;
   }
-  var $ = function (id) {
-    return document.getElementById(id);
-  };
-  var pollTimer = null;
+  const byId = (id) => document.getElementById(id);
+  let pollTimer = null;
 
-  function post(action, fields) {
-    var body = new URLSearchParams();
-    body.set('action', action);
-    body.set('nonce', config.nonce);
-    Object.keys(fields || {}).forEach(function (key) {
-      body.set(key, fields[key]);
-    });
-    return fetch(config.ajaxUrl, {
+  const post = async (action, fields = {}) => {
+    const body = new URLSearchParams({ action, nonce: config.nonce, ...fields });
+    const response = await fetch(config.ajaxUrl, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: body.toString(),
-    }).then(function (response) {
-      return response.json().catch(function () {
-        return { ok: false, message: config.i18n.requestFailed };
-      });
     });
-  }
+    try {
+      return await response.json();
+    } catch {
+      return { ok: false, message: config.i18n.requestFailed };
+    }
+  };
 
-  function setText(element, text, isError) {
+  const setText = (element, text, isError) => {
     if (!element) {
       return;
     }
     element.textContent = text;
-    element.classList.toggle('is-error', !!isError);
+    element.classList.toggle('is-error', Boolean(isError));
     element.classList.toggle('is-ok', !isError);
-  }
+  };
 
-  function fillAgents(agents, selected) {
-    var select = $('chat-agent-agent');
-    if (!select || !agents) {
+  const fillAgents = (agents, selected) => {
+    const select = byId('chat-agent-agent');
+    if (!select || !Array.isArray(agents)) {
       return;
     }
-    var current = selected || select.value;
+    const current = selected || select.value;
     while (select.options.length > 0) {
       select.remove(0);
     }
     select.add(new Option(config.i18n.chooseAgent, ''));
-    agents.forEach(function (agent) {
-      var option = new Option(agent.name || agent.id, agent.id);
+    for (const agent of agents) {
+      const option = new Option(agent.name || agent.id, agent.id);
       option.selected = agent.id === current;
       select.add(option);
-    });
-  }
+    }
+  };
 
-  function showStatus(status) {
-    var bar = $('chat-agent-sync-progress');
-    if (bar && typeof status.percent === 'number') {
-      bar.setAttribute('data-status', status.status || 'idle');
-      bar.setAttribute('aria-valuenow', String(status.percent));
-      var fill = bar.querySelector('.chat-agent-progress-bar');
-      if (fill) {
-        fill.style.width = status.percent + '%';
-      }
+  const setProgress = (percent, status) => {
+    const bar = byId('chat-agent-sync-progress');
+    if (!bar) {
+      return;
     }
-    setText($('chat-agent-sync-status'), status.message || '', status.status === 'failed' || status.ok === false);
-    var list = $('chat-agent-sync-failures');
-    if (list && Array.isArray(status.failures)) {
-      list.textContent = '';
-      var none = $('chat-agent-sync-no-failures');
-      if (none) {
-        none.hidden = status.failures.length > 0;
-      }
-      status.failures.forEach(function (failure) {
-        var item = document.createElement('li');
-        var time = document.createElement('time');
-        time.textContent = failure.time;
-        var what = document.createElement('strong');
-        what.textContent = failure.what;
-        item.appendChild(time);
-        item.appendChild(document.createTextNode(' '));
-        item.appendChild(what);
-        item.appendChild(document.createTextNode(': ' + failure.message));
-        list.appendChild(item);
-      });
+    bar.setAttribute('data-status', status);
+    bar.setAttribute('aria-valuenow', String(percent));
+    const fill = bar.querySelector('.chat-agent-progress-bar');
+    if (fill) {
+      fill.style.width = `${percent}%`;
     }
+  };
+
+  const showFailures = (failures) => {
+    const list = byId('chat-agent-sync-failures');
+    if (!list || !Array.isArray(failures)) {
+      return;
+    }
+    list.textContent = '';
+    const none = byId('chat-agent-sync-no-failures');
+    if (none) {
+      none.hidden = failures.length > 0;
+    }
+    for (const failure of failures) {
+      const item = document.createElement('li');
+      const time = document.createElement('time');
+      time.textContent = failure.time;
+      const what = document.createElement('strong');
+      what.textContent = failure.what;
+      item.append(time, ' ', what, `: ${failure.message}`);
+      list.appendChild(item);
+    }
+  };
+
+  const showStatus = (status) => {
+    if (typeof status.percent === 'number') {
+      setProgress(status.percent, status.status || 'idle');
+    }
+    setText(
+      byId('chat-agent-sync-status'),
+      status.message || '',
+      status.status === 'failed' || status.ok === false,
+    );
+    showFailures(status.failures);
     if (status.status === 'running') {
       schedulePoll();
     }
-  }
+  };
+
+  const pollFailed = () => setText(byId('chat-agent-sync-status'), config.i18n.requestFailed, true);
 
   function schedulePoll() {
     if (pollTimer) {
       return;
     }
-    pollTimer = window.setTimeout(function () {
+    pollTimer = window.setTimeout(() => {
       pollTimer = null;
-      post('chat_agent_sync_status').then(showStatus, function () {
-        setText($('chat-agent-sync-status'), config.i18n.requestFailed, true);
-      });
+      post('chat_agent_sync_status').then(showStatus, pollFailed);
     }, 1500);
   }
 
-  var testButton = $('chat-agent-test-connection');
-  if (testButton) {
-    testButton.addEventListener('click', function () {
-      var result = $('chat-agent-connection-result');
-      setText(result, config.i18n.testing, false);
-      testButton.disabled = true;
-      post('chat_agent_test_connection', {
-        service_url: ($('chat-agent-service-url') || {}).value || '',
-        api_token: ($('chat-agent-api-token') || {}).value || '',
-      })
-        .then(
-          function (answer) {
-            setText(result, answer.message || config.i18n.requestFailed, !answer.ok);
-            if (answer.ok) {
-              fillAgents(answer.agents, answer.agent_id);
-            }
-          },
-          function () {
-            setText(result, config.i18n.requestFailed, true);
-          },
-        )
-        .then(function () {
-          testButton.disabled = false;
-        });
-    });
-  }
-
-  var syncButton = $('chat-agent-sync-now');
-  if (syncButton) {
-    syncButton.addEventListener('click', function () {
-      setText($('chat-agent-sync-status'), config.i18n.starting, false);
-      var progress = $('chat-agent-sync-progress');
-      if (progress) {
-        progress.setAttribute('aria-valuenow', '0');
-        progress.setAttribute('data-status', 'running');
-        var fill = progress.querySelector('.chat-agent-progress-bar');
-        if (fill) {
-          fill.style.width = '0%';
-        }
-      }
-      post('chat_agent_sync_now').then(showStatus, function () {
-        setText($('chat-agent-sync-status'), config.i18n.requestFailed, true);
+  const testButton = byId('chat-agent-test-connection');
+  testButton?.addEventListener('click', async () => {
+    const result = byId('chat-agent-connection-result');
+    setText(result, config.i18n.testing, false);
+    testButton.disabled = true;
+    try {
+      const answer = await post('chat_agent_test_connection', {
+        service_url: byId('chat-agent-service-url')?.value ?? '',
+        api_token: byId('chat-agent-api-token')?.value ?? '',
       });
-    });
-  }
+      setText(result, answer.message || config.i18n.requestFailed, !answer.ok);
+      if (answer.ok) {
+        fillAgents(answer.agents, answer.agent_id);
+      }
+    } catch {
+      setText(result, config.i18n.requestFailed, true);
+    } finally {
+      testButton.disabled = false;
+    }
+  });
 
-  var bar = $('chat-agent-sync-progress');
-  if (bar && bar.getAttribute('data-status') === 'running') {
+  const syncButton = byId('chat-agent-sync-now');
+  syncButton?.addEventListener('click', () => {
+    setText(byId('chat-agent-sync-status'), config.i18n.starting, false);
+    setProgress(0, 'running');
+    post('chat_agent_sync_now').then(showStatus, pollFailed);
+  });
+
+  if (byId('chat-agent-sync-progress')?.getAttribute('data-status') === 'running') {
     schedulePoll();
   }
 })();
