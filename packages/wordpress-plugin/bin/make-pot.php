@@ -5,7 +5,7 @@
  * _e(), esc_html__(), esc_html_e(), esc_attr__(), esc_attr_e() and _n() with the text domain
  * `chat-agent`, with its translators comment and references. No WP-CLI needed.
  *
- * Usage: php bin/make-pot.php
+ * Usage: php bin/make-pot.php [output file]   (default: chat-agent/languages/chat-agent.pot)
  */
 
 declare(strict_types=1);
@@ -70,6 +70,19 @@ foreach ($paths as $path) {
     }
 }
 
+// The plugin header's Name and Description are translated by WordPress too.
+$main = (string) file_get_contents($pluginDir . '/chat-agent.php');
+foreach (['Plugin Name', 'Description'] as $field) {
+    if (preg_match('/^ \* ' . $field . ':\s*(.+)$/m', $main, $match) === 1) {
+        $entries = [trim($match[1]) => [
+            'refs' => ['chat-agent.php'],
+            'comment' => $field . ' of the plugin',
+            'plural' => null,
+            'msgid' => trim($match[1]),
+        ]] + $entries;
+    }
+}
+
 $quote = static fn (string $text): string => '"' . addcslashes($text, "\"\\\n\t") . '"';
 $out = "# Copyright (C) Chat Agent contributors\n"
     . "# This file is distributed under the GPL-2.0-or-later.\n"
@@ -95,5 +108,6 @@ foreach ($entries as $entry) {
         $out .= "msgstr \"\"\n";
     }
 }
-file_put_contents($pluginDir . '/languages/chat-agent.pot', $out);
-echo count($entries), " strings written to chat-agent/languages/chat-agent.pot\n";
+$target = $argv[1] ?? $pluginDir . '/languages/chat-agent.pot';
+file_put_contents($target, $out);
+echo count($entries), ' strings written to ', $target, "\n";

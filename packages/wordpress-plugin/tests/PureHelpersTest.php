@@ -77,6 +77,8 @@ final class PureHelpersTest extends TestCase
         self::assertTrue(Widget::isExcluded($rules, '/checkout/', 7));
         self::assertFalse(Widget::isExcluded($rules, '/checkout/done', 7));
         self::assertTrue(Widget::isExcluded($rules, '/account/orders/', 7));
+        self::assertTrue(Widget::isExcluded($rules, '/account', 7));
+        self::assertFalse(Widget::isExcluded($rules, '/accounting/', 7));
         self::assertTrue(Widget::isExcluded($rules, '/hello/', 42));
         self::assertFalse(Widget::isExcluded($rules, '/hello/', 41));
         self::assertFalse(Widget::isExcluded('', '/', 1));

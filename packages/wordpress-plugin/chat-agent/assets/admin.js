@@ -1,94 +1,103 @@
 /* Chat agent settings page: Test connection, Sync now and the progress poll (no build step). */
 (() => {
-  var config = window.chatAgentAdmin;
+  const config = window.chatAgentAdmin;
   if (!config) {
     return;
   }
-  var $ = (id) => document.getElementById(id);
-  var pollTimer = null;
+  const byId = (id) => document.getElementById(id);
+  let pollTimer = null;
 
-  function post(action, fields) {
-    var body = new URLSearchParams();
-    body.set('action', action);
-    body.set('nonce', config.nonce);
-    Object.keys(fields || {}).forEach((key) => {
-      body.set(key, fields[key]);
-    });
-    return fetch(config.ajaxUrl, {
+  const post = async (action, fields = {}) => {
+    const body = new URLSearchParams({ action, nonce: config.nonce, ...fields });
+    const response = await fetch(config.ajaxUrl, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: body.toString(),
-    }).then((response) => response.json().catch(() => ({ ok: false, message: config.i18n.requestFailed })));
-  }
+    });
+    try {
+      return await response.json();
+    } catch {
+      return { ok: false, message: config.i18n.requestFailed };
+    }
+  };
 
-  function setText(element, text, isError) {
+  const setText = (element, text, isError) => {
     if (!element) {
       return;
     }
     element.textContent = text;
-    element.classList.toggle('is-error', !!isError);
+    element.classList.toggle('is-error', Boolean(isError));
     element.classList.toggle('is-ok', !isError);
-  }
+  };
 
-  function fillAgents(agents, selected) {
-    var select = $('chat-agent-agent');
-    if (!select || !agents) {
+  const fillAgents = (agents, selected) => {
+    const select = byId('chat-agent-agent');
+    if (!select || !Array.isArray(agents)) {
       return;
     }
-    var current = selected || select.value;
+    const current = selected || select.value;
     while (select.options.length > 0) {
       select.remove(0);
     }
     select.add(new Option(config.i18n.chooseAgent, ''));
-    agents.forEach((agent) => {
-      var option = new Option(agent.name || agent.id, agent.id);
+    for (const agent of agents) {
+      const option = new Option(agent.name || agent.id, agent.id);
       option.selected = agent.id === current;
       select.add(option);
-    });
-  }
+    }
+  };
 
-  function showStatus(status) {
-    var bar = $('chat-agent-sync-progress');
-    if (bar && typeof status.percent === 'number') {
-      bar.setAttribute('data-status', status.status || 'idle');
-      bar.setAttribute('aria-valuenow', String(status.percent));
-      var fill = bar.querySelector('.chat-agent-progress-bar');
-      if (fill) {
-        fill.style.width = status.percent + '%';
-      }
+  const setProgress = (percent, status) => {
+    const bar = byId('chat-agent-sync-progress');
+    if (!bar) {
+      return;
+    }
+    bar.setAttribute('data-status', status);
+    bar.setAttribute('aria-valuenow', String(percent));
+    const fill = bar.querySelector('.chat-agent-progress-bar');
+    if (fill) {
+      fill.style.width = `${percent}%`;
+    }
+  };
+
+  const showFailures = (failures) => {
+    const list = byId('chat-agent-sync-failures');
+    if (!list || !Array.isArray(failures)) {
+      return;
+    }
+    list.textContent = '';
+    const none = byId('chat-agent-sync-no-failures');
+    if (none) {
+      none.hidden = failures.length > 0;
+    }
+    for (const failure of failures) {
+      const item = document.createElement('li');
+      const time = document.createElement('time');
+      time.textContent = failure.time;
+      const what = document.createElement('strong');
+      what.textContent = failure.what;
+      item.append(time, ' ', what, `: ${failure.message}`);
+      list.appendChild(item);
+    }
+  };
+
+  const showStatus = (status) => {
+    if (typeof status.percent === 'number') {
+      setProgress(status.percent, status.status || 'idle');
     }
     setText(
-      $('chat-agent-sync-status'),
+      byId('chat-agent-sync-status'),
       status.message || '',
       status.status === 'failed' || status.ok === false,
     );
-    var list = $('chat-agent-sync-failures');
-    if (list && Array.isArray(status.failures)) {
-      list.textContent = '';
-      if (status.failures.length === 0) {
-        var none = document.createElement('li');
-        none.className = 'chat-agent-none';
-        none.textContent = config.i18n.noFailures;
-        list.appendChild(none);
-      }
-      status.failures.forEach((failure) => {
-        var item = document.createElement('li');
-        var time = document.createElement('time');
-        time.textContent = failure.time;
-        var what = document.createElement('strong');
-        what.textContent = failure.what;
-        item.appendChild(time);
-        item.appendChild(document.createTextNode(' '));
-        item.appendChild(what);
-        item.appendChild(document.createTextNode(': ' + failure.message));
-        list.appendChild(item);
-      });
-    }
+    showFailures(status.failures);
     if (status.status === 'running') {
       schedulePoll();
     }
-  }
+  };
+
+  const pollFailed = () => setText(byId('chat-agent-sync-status'), config.i18n.requestFailed, true);
 
   function schedulePoll() {
     if (pollTimer) {
@@ -96,51 +105,39 @@
     }
     pollTimer = window.setTimeout(() => {
       pollTimer = null;
-      post('chat_agent_sync_status').then(showStatus, () => {
-        setText($('chat-agent-sync-status'), config.i18n.requestFailed, true);
-      });
+      post('chat_agent_sync_status').then(showStatus, pollFailed);
     }, 1500);
   }
 
-  var testButton = $('chat-agent-test-connection');
-  if (testButton) {
-    testButton.addEventListener('click', () => {
-      var result = $('chat-agent-connection-result');
-      setText(result, config.i18n.testing, false);
-      testButton.disabled = true;
-      post('chat_agent_test_connection', {
-        service_url: ($('chat-agent-service-url') || {}).value || '',
-        api_token: ($('chat-agent-api-token') || {}).value || '',
-      })
-        .then(
-          (answer) => {
-            setText(result, answer.message || config.i18n.requestFailed, !answer.ok);
-            if (answer.ok) {
-              fillAgents(answer.agents, answer.agent_id);
-            }
-          },
-          () => {
-            setText(result, config.i18n.requestFailed, true);
-          },
-        )
-        .then(() => {
-          testButton.disabled = false;
-        });
-    });
-  }
-
-  var syncButton = $('chat-agent-sync-now');
-  if (syncButton) {
-    syncButton.addEventListener('click', () => {
-      setText($('chat-agent-sync-status'), config.i18n.starting, false);
-      post('chat_agent_sync_now').then(showStatus, () => {
-        setText($('chat-agent-sync-status'), config.i18n.requestFailed, true);
+  const testButton = byId('chat-agent-test-connection');
+  testButton?.addEventListener('click', async () => {
+    const result = byId('chat-agent-connection-result');
+    setText(result, config.i18n.testing, false);
+    testButton.disabled = true;
+    try {
+      const answer = await post('chat_agent_test_connection', {
+        service_url: byId('chat-agent-service-url')?.value ?? '',
+        api_token: byId('chat-agent-api-token')?.value ?? '',
       });
-    });
-  }
+      setText(result, answer.message || config.i18n.requestFailed, !answer.ok);
+      if (answer.ok) {
+        fillAgents(answer.agents, answer.agent_id);
+      }
+    } catch {
+      setText(result, config.i18n.requestFailed, true);
+    } finally {
+      testButton.disabled = false;
+    }
+  });
 
-  var bar = $('chat-agent-sync-progress');
-  if (bar && bar.getAttribute('data-status') === 'running') {
+  const syncButton = byId('chat-agent-sync-now');
+  syncButton?.addEventListener('click', () => {
+    setText(byId('chat-agent-sync-status'), config.i18n.starting, false);
+    setProgress(0, 'running');
+    post('chat_agent_sync_now').then(showStatus, pollFailed);
+  });
+
+  if (byId('chat-agent-sync-progress')?.getAttribute('data-status') === 'running') {
     schedulePoll();
   }
 })();

@@ -103,6 +103,7 @@ final class AdminAjax
     {
         self::guard();
         if ((Options::syncState()['status'] ?? '') === 'running') {
+            SyncRunner::ensureScheduled();
             spawn_cron();
         }
         self::sendStatus();

@@ -110,7 +110,7 @@ final class RestRoutes
         try {
             return match ($route) {
                 'orders/lookup' => self::ordersLookup($input),
-                'leads' => self::respond(200, ['data' => ['user_id' => Leads::upsert($input)]]),
+                'leads' => self::leads($input),
                 'cart/coupon' => self::cartCoupon($input),
             };
         } catch (\Throwable $error) {
@@ -131,6 +131,18 @@ final class RestRoutes
             isset($input['order_number']) ? (string) $input['order_number'] : null
         );
         return self::respond(200, ['data' => ['orders' => $orders, 'count' => count($orders)]]);
+    }
+
+    /** @param array<string, mixed> $input */
+    private static function leads(array $input): \WP_REST_Response
+    {
+        if (!is_email(trim((string) $input['email']))) {
+            return self::respond(400, ['error' => [
+                'code' => 'rest_invalid_param',
+                'message' => 'Invalid parameter(s): email (not a valid email address).',
+            ]]);
+        }
+        return self::respond(200, ['data' => ['user_id' => Leads::upsert($input)]]);
     }
 
     /** @param array<string, mixed> $input */

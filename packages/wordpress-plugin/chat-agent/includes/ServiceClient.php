@@ -13,11 +13,19 @@ final class ServiceClient
 {
     public const TIMEOUT = 30;
 
+    /** @var callable(int): void */
+    private $sleep;
+
+    /** @param (callable(int): void)|null $sleep how to wait between retries (tests pass a recorder) */
     public function __construct(
         private string $serviceUrl,
         private string $apiToken,
         private string $pluginVersion = CHAT_AGENT_VERSION,
+        ?callable $sleep = null,
     ) {
+        $this->sleep = $sleep ?? static function (int $seconds): void {
+            sleep($seconds);
+        };
     }
 
     public static function fromOptions(): self
@@ -101,7 +109,7 @@ final class ServiceClient
             if (!$canRetry) {
                 throw $this->failure($response, $status, $path, $retryAfter !== null ? $wait : null);
             }
-            sleep($wait);
+            ($this->sleep)($wait);
         }
     }
 

@@ -109,7 +109,6 @@ final class SettingsPage
                 'starting' => __('Starting the sync…', 'chat-agent'),
                 'chooseAgent' => __('Choose an agent', 'chat-agent'),
                 'requestFailed' => __('The request failed. Reload the page and try again.', 'chat-agent'),
-                'noFailures' => __('No failures.', 'chat-agent'),
             ],
         ]);
     }
@@ -213,10 +212,13 @@ final class SettingsPage
             esc_attr((string) $status['status'])
         );
         echo '<p id="chat-agent-sync-status" role="status" aria-live="polite">' . esc_html(self::statusMessage($status)) . '</p>';
-        echo '<h3>' . esc_html__('Failures', 'chat-agent') . '</h3><ul id="chat-agent-sync-failures">';
-        if ($status['failures'] === []) {
-            echo '<li class="chat-agent-none">' . esc_html__('No failures.', 'chat-agent') . '</li>';
-        }
+        echo '<h3>' . esc_html__('Failures', 'chat-agent') . '</h3>';
+        printf(
+            '<p id="chat-agent-sync-no-failures"%1$s>%2$s</p>',
+            $status['failures'] === [] ? '' : ' hidden',
+            esc_html__('No failures.', 'chat-agent')
+        );
+        echo '<ul id="chat-agent-sync-failures">';
         foreach ($status['failures'] as $failure) {
             printf(
                 '<li><time>%1$s</time> <strong>%2$s</strong>: %3$s</li>',

@@ -62,6 +62,17 @@ final class SyncRunner
         }
     }
 
+    /**
+     * A running sync whose next batch is not scheduled (the request that ran the last one died)
+     * gets it scheduled again; the lock keeps a batch from running twice.
+     */
+    public static function ensureScheduled(): void
+    {
+        if ((Options::syncState()['status'] ?? '') === 'running') {
+            self::schedule(0);
+        }
+    }
+
     /** The WP-Cron handler: one batch, then the next one is scheduled. */
     public static function runBatch(): void
     {

@@ -48,7 +48,7 @@ final class Widget
             }
             $prefix = str_ends_with($line, '*');
             $rule = '/' . trim(rtrim($line, '*'), '/');
-            if ($prefix ? str_starts_with($path, rtrim($rule, '/')) : $path === $rule) {
+            if ($path === $rule || ($prefix && str_starts_with($path, rtrim($rule, '/') . '/'))) {
                 return true;
             }
         }
