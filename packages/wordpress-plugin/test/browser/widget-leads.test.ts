@@ -110,7 +110,7 @@ describe('widget and leads on a real WordPress', { skip: missing ?? false }, () 
     });
   });
 
-  test('a lead from the chat becomes a WordPress user; the same email in another case is the same user', async () => {
+  test('a lead from the chat becomes a WordPress user; an email known in another case is that same user', async () => {
     const widget = async (path: string, token: string | null, body: unknown) => {
       const response = await fetch(`${svc.base}${path}`, {
         method: 'POST',
@@ -123,59 +123,60 @@ describe('widget and leads on a real WordPress', { skip: missing ?? false }, () 
       });
       return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown> } };
     };
-    const lead = async (email: string) => {
+    const lead = async (email: string, name: string) => {
       const init = await widget('/v1/widget/init', null, {
         agent_id: svc.agentId,
-        anon_id: `anon_${Date.now()}`,
+        anon_id: `anon_${Date.now()}_${name.length}`,
       });
       assert.equal(init.status, 200, JSON.stringify(init.body));
       const token = String(init.body.data?.token);
-      const created = await widget('/v1/widget/leads', token, {
-        email,
-        name: 'Ines Moreau',
-        phone: '+33 1 23 45 67 89',
-      });
+      const created = await widget('/v1/widget/leads', token, { email, name, phone: '+33 1 23 45 67 89' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
     };
-    const ines = (users: Awaited<ReturnType<WordPress['users']>>) =>
-      users.filter((user) => user.email.toLowerCase() === 'ines.moreau@example.org');
+    /** The service's lead for `email` once the push job stored the site's user id. */
+    const pushedLead = async (email: string) => {
+      const read = () =>
+        svc.service.t.database.db
+          .selectFrom('leads')
+          .select(['site_user_id', 'pushed_at', 'push_error'])
+          .where('agent_id', '=', svc.agentId)
+          .where('email_normalized', '=', email)
+          .executeTakeFirst();
+      const row = await eventually(read, (value) => Boolean(value?.pushed_at), 60_000);
+      assert.ok(
+        row?.pushed_at,
+        `the lead for ${email} was pushed: ${JSON.stringify(row)}\n${wp.logs().slice(-3000)}`,
+      );
+      return Number(row.site_user_id);
+    };
+    const withEmail = (users: Awaited<ReturnType<WordPress['users']>>, email: string) =>
+      users.filter((user) => user.email.toLowerCase() === email);
 
-    await lead('Ines.Moreau@example.org');
-    const users = await eventually(
-      () => wp.users(),
-      (list) => ines(list).length > 0,
-      30_000,
+    // A new email: a new subscriber, with the phone in its meta.
+    await lead('Ines.Moreau@example.org', 'Ines Moreau');
+    const inesId = await pushedLead('ines.moreau@example.org');
+    const ines = withEmail(await wp.users(), 'ines.moreau@example.org');
+    assert.deepEqual(
+      ines.map((user) => user.id),
+      [inesId],
+      'the pushed lead is that WordPress user',
     );
-    assert.equal(ines(users).length, 1, wp.logs());
-    assert.deepEqual(ines(users)[0]?.roles, ['subscriber']);
-    const userId = ines(users)[0]?.id ?? 0;
-    const meta = await wp.php<Record<string, string[]>>(`return get_user_meta(${userId});`);
+    assert.deepEqual(ines[0]?.roles, ['subscriber']);
+    const meta = await wp.php<Record<string, string[]>>(`return get_user_meta(${inesId});`);
     assert.ok(
       Object.values(meta).some((values) => values.some((value) => value.includes('23 45 67 89'))),
       `the phone is stored in user meta: ${JSON.stringify(meta)}`,
     );
 
-    const pushedSince = (since: Date) =>
-      svc.service.t.database.db
-        .selectFrom('leads')
-        .select(['site_user_id', 'pushed_at'])
-        .where('agent_id', '=', svc.agentId)
-        .where('email_normalized', '=', 'ines.moreau@example.org')
-        .where('pushed_at', '>=', since)
-        .execute();
-    const since = new Date(Date.now() - 1000);
-    await lead('INES.MOREAU@EXAMPLE.ORG');
-    const rows = await eventually(
-      () => pushedSince(since),
-      (list) => list.length > 0,
-      30_000,
-    );
-    assert.ok(rows.length > 0, 'the second lead was pushed too');
-    assert.deepEqual(
-      rows.map((row) => String(row.site_user_id)),
-      rows.map(() => String(userId)),
-      'the push answered the same WordPress user',
-    );
-    assert.equal(ines(await wp.users()).length, 1, 'still one user for that email');
+    // An email WordPress already has in another case: that user, no new one, role unchanged.
+    const paulo = await wp.php<number>(`
+      return wp_insert_user(['user_login' => 'paulo', 'user_email' => 'Paulo.Reis@Example.ORG',
+        'user_pass' => wp_generate_password(), 'role' => 'author']);
+    `);
+    await lead('paulo.reis@example.org', 'Paulo Reis');
+    assert.equal(await pushedLead('paulo.reis@example.org'), paulo);
+    const paulos = withEmail(await wp.users(), 'paulo.reis@example.org');
+    assert.equal(paulos.length, 1, 'still one user for that email');
+    assert.deepEqual(paulos[0]?.roles, ['author'], "an existing user's role is never changed");
   });
 });
