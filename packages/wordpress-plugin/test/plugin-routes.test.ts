@@ -191,4 +191,8 @@ describe('plugin routes on a real WordPress', { skip: missing ?? false }, () => 
     assert.deepEqual(events, [], 'no scheduled event is left');
     assert.equal(await wp.php(`return file_exists(WP_PLUGIN_DIR . ${phpString('/chat-agent')});`), false);
   });
+
+  test('the plugin left no PHP error, warning or notice in debug.log', async () => {
+    assert.deepEqual(wp.pluginNotices(), []);
+  });
 });

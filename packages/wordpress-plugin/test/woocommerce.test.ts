@@ -123,4 +123,8 @@ describe('commerce routes with the WooCommerce stand-in', { skip: missing ?? fal
     await (await fetch(`${wp.url}/`, { headers: { cookie: `svc_conversation=${conversation}` } })).text();
     assert.equal(((await applied()) || []).length, 1, 'a staged code is applied once');
   });
+
+  test('the plugin left no PHP error, warning or notice in debug.log', async () => {
+    assert.deepEqual(wp.pluginNotices(), []);
+  });
 });

@@ -145,4 +145,8 @@ describe('settings page and sync in Chromium', { skip: missing ?? false }, () =>
       JSON.stringify(await wp.option('chat_agent_sync_state')),
     );
   });
+
+  test('the plugin left no PHP error, warning or notice in debug.log', async () => {
+    assert.deepEqual(wp.pluginNotices(), []);
+  });
 });

@@ -179,4 +179,8 @@ describe('widget and leads on a real WordPress', { skip: missing ?? false }, () 
     assert.equal(paulos.length, 1, 'still one user for that email');
     assert.deepEqual(paulos[0]?.roles, ['author'], "an existing user's role is never changed");
   });
+
+  test('the plugin left no PHP error, warning or notice in debug.log', async () => {
+    assert.deepEqual(wp.pluginNotices(), []);
+  });
 });

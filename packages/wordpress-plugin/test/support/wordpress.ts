@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -127,6 +128,8 @@ export type WordPress = {
   option<T = unknown>(name: string): Promise<T | false>;
   /** The PHP server's output and WordPress's debug.log so far (for failure messages). */
   logs(): string;
+  /** The debug.log entries (errors, warnings, notices, deprecations) that name the plugin's files. */
+  pluginNotices(): string[];
   close(): Promise<void>;
 };
 
@@ -353,6 +356,13 @@ export async function startWordPress(options: WordPressOptions = {}): Promise<Wo
     },
     option(name) {
       return php(`return get_option(${phpString(name)});`);
+    },
+    pluginNotices() {
+      const debugLog = join(docroot, 'debug.log');
+      if (!existsSync(debugLog)) return [];
+      return readFileSync(debugLog, 'utf8')
+        .split(/\n(?=\[)/)
+        .filter((entry) => /chat-agent[\\/]/.test(entry) || entry.includes('ChatAgent\\'));
     },
     logs() {
       return `--- php -S ---\n${serverOutput}\n--- debug.log ---\n${debugTail()}`;
