@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { issueToken } from '../../../../apps/server/test/support/test-app.js';
 import { launchBrowser, withPage } from '../../../../apps/widget/test/browser/support/browser.js';
 import { freePort } from '../../../../examples/demo-shop/test/support/loopback.js';
 import { eventually, startWpService, type WpService } from '../support/service.js';
@@ -37,6 +38,33 @@ describe('settings page and sync in Chromium', { skip: missing ?? false }, () =>
     await browser?.close();
     await wp?.close();
     await svc?.close();
+  });
+
+  test('Test connection with a wrong token or a token without wp:integration says why, and connects nothing', async () => {
+    const adminOnly = (await issueToken(svc.service.t, svc.tenant, ['admin'])).token;
+    await withPage(browser, {}, async ({ page }) => {
+      await logIn(page, wp);
+      await page.goto(`${wp.url}${SETTINGS_PATH}`);
+      const result = page.locator('#chat-agent-connection-result');
+      for (const [token, reason] of [
+        ['svc_not_a_real_token_0000000000000000000000', /token/i],
+        [adminOnly, /wp:integration/],
+      ] as const) {
+        await page.locator('#chat-agent-service-url').fill(svc.base);
+        await page.locator('#chat-agent-api-token').fill(token);
+        const answered = page.waitForResponse(
+          (response) =>
+            response.url().includes('/wp-admin/admin-ajax.php') && response.request().method() === 'POST',
+        );
+        await page.locator('#chat-agent-test-connection').click();
+        await answered;
+        // The answer is shown in words (waits until the "Testing…" line is replaced).
+        await result.filter({ hasText: reason }).waitFor({ timeout: 5_000 });
+        const text = await result.innerText();
+        assert.doesNotMatch(text, /connected to/i);
+      }
+    });
+    assert.equal(await wp.option('chat_agent_handshake'), false, 'no handshake was stored');
   });
 
   test('connect on the settings page: save URL and token, test the connection, pick the agent', async () => {
