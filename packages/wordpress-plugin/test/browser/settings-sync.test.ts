@@ -174,6 +174,56 @@ describe('settings page and sync in Chromium', { skip: missing ?? false }, () =>
     );
   });
 
+  test('a delta the service could not take is listed, kept, and sent by WP-Cron once the service answers', async () => {
+    const id = postIds[20] ?? 0;
+    const deadPort = await freePort();
+    await wp.php(`update_option('chat_agent_service_url', 'http://127.0.0.1:${deadPort}'); return true;`);
+    await wp.php(`
+      wp_update_post(['ID' => ${id}, 'post_content' => '<p>The Huehuetenango lot dries on raised beds for three weeks.</p>']);
+      return true;
+    `);
+    const queue = await wp.option<Record<string, { wp_id: number }>>('chat_agent_delta_queue');
+    assert.ok(
+      queue && Object.values(queue).some((entry) => Number(entry.wp_id) === id),
+      `the failed delta waits for a retry: ${JSON.stringify(queue)}`,
+    );
+    await withPage(browser, {}, async ({ page }) => {
+      await logIn(page, wp);
+      await page.goto(`${wp.url}${SETTINGS_PATH}`);
+      const failures = await page
+        .locator('#chat-agent-sync-failures li:not(.chat-agent-none)')
+        .allInnerTexts();
+      assert.ok(
+        failures.some((line) => new RegExp(`\\b${id}\\b`).test(line)),
+        `the failure is listed: ${JSON.stringify(failures)}`,
+      );
+    });
+    assert.equal((await svc.search('Huehuetenango')).length, 0, 'not indexed while the service was away');
+
+    // The service answers again; the retry is made due now and WP-Cron runs over HTTP.
+    await wp.php(`
+      update_option('chat_agent_service_url', ${JSON.stringify(svc.base)});
+      $queue = get_option('chat_agent_delta_queue', []);
+      foreach ($queue as $key => $entry) { $queue[$key]['due'] = time() - 1; }
+      update_option('chat_agent_delta_queue', $queue, false);
+      wp_clear_scheduled_hook('chat_agent_delta');
+      wp_schedule_single_event(time() - 1, 'chat_agent_delta');
+      return true;
+    `);
+    await wp.runCron();
+    const hits = await eventually(
+      () => svc.search('Huehuetenango'),
+      (list) => list.length > 0,
+      60_000,
+    );
+    assert.ok(
+      hits.some((hit) => hit.title === 'Roastery journal 21'),
+      `the retried delta was indexed: ${JSON.stringify(hits)}`,
+    );
+    const left = await wp.option<Record<string, unknown>>('chat_agent_delta_queue');
+    assert.deepEqual(Object.keys(left || {}), [], 'the retry queue is empty');
+  });
+
   test('the plugin left no PHP error, warning or notice in debug.log', async () => {
     assert.deepEqual(wp.pluginNotices(), []);
   });
