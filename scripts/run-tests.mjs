@@ -20,6 +20,7 @@ const defaultDirs = [
   'apps/widget',
   'apps/admin',
   'examples/demo-shop',
+  'packages/wordpress-plugin',
   'bench',
 ];
 const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultDirs;
@@ -60,6 +61,7 @@ const browserDirs = [
   join('apps', 'widget', 'test', 'browser'),
   join('apps', 'admin', 'test', 'browser'),
   join('examples', 'demo-shop', 'test', 'browser'),
+  join('packages', 'wordpress-plugin', 'test', 'browser'),
 ];
 const isBrowserTest = (file) => browserDirs.some((dir) => file.includes(dir));
 if (process.env.SKIP_BROWSER_TESTS === '1' && files.some(isBrowserTest)) {
@@ -69,7 +71,10 @@ if (process.env.SKIP_BROWSER_TESTS === '1' && files.some(isBrowserTest)) {
   if (files.length === 0) process.exit(0);
 }
 const chromiumPath = files.some(isBrowserTest) ? ensureChromium() : undefined;
-if (files.some(isBrowserTest) && !existsSync(join(root, 'apps/widget/dist/manifest.json'))) {
+// The WordPress tests embed the widget the service serves from its build, as the browser tests do.
+const needsWidget = (file) =>
+  isBrowserTest(file) || file.includes(join('packages', 'wordpress-plugin', 'test'));
+if (files.some(needsWidget) && !existsSync(join(root, 'apps/widget/dist/manifest.json'))) {
   console.log('Building the widget first (the browser tests load the built bundle)');
   const built = spawnSync(process.execPath, [join(root, 'apps/widget/scripts/build.mjs')], {
     cwd: join(root, 'apps/widget'),
@@ -147,7 +152,8 @@ const needsDatabase = files.some(
     file.includes(join('apps', 'server')) ||
     file.includes(join('apps', 'widget', 'test', 'browser')) ||
     file.includes(join('apps', 'admin', 'test', 'browser')) ||
-    file.includes(join('examples', 'demo-shop', 'test')),
+    file.includes(join('examples', 'demo-shop', 'test')) ||
+    file.includes(join('packages', 'wordpress-plugin', 'test')),
 );
 if (needsDatabase) {
   const prepared = spawnSync(node, [...tsxArgs, join(root, 'apps/server/test/support/prepare-template.ts')], {

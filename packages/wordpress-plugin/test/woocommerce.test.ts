@@ -1,0 +1,130 @@
+// The commerce paths of the plugin routes on a real WordPress with the WooCommerce stand-in
+// (tests/woocommerce-stand-in/, a must-use plugin of exactly the WooCommerce functions the
+// plugin calls; WooCommerce itself cannot be installed here): orders/lookup answers only the
+// asked user's orders, cart/coupon refuses an unknown code with invalid_coupon, and a staged
+// code is applied on the shopper's next page load (found by the svc_conversation cookie), once.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { freePort } from '../../../examples/demo-shop/test/support/loopback.js';
+import { errorCode, pluginClient } from './support/plugin-calls.js';
+import { connectPlugin, signingSecretOf, startWpService, type WpService } from './support/service.js';
+import { startWordPress, type WordPress, wordpressMissing } from './support/wordpress.js';
+
+const missing = wordpressMissing();
+
+type Orders = {
+  count: number;
+  orders: Array<{ number: string; status: string; total: string }>;
+  note?: string;
+};
+
+describe('commerce routes with the WooCommerce stand-in', { skip: missing ?? false }, () => {
+  let wp: WordPress;
+  let svc: WpService;
+  let secret = '';
+  let call: ReturnType<typeof pluginClient>;
+  let rosa = 0;
+  let tomas = 0;
+
+  before(async () => {
+    const port = await freePort();
+    svc = await startWpService(port);
+    wp = await startWordPress({ port, servicePort: svc.port, wooStandIn: true });
+    call = pluginClient(wp, () => secret);
+    secret = signingSecretOf(await connectPlugin(wp, svc));
+    const ids = await wp.php<number[]>(`
+      $rosa = wp_insert_user(['user_login' => 'rosa', 'user_email' => 'rosa@example.com', 'user_pass' => wp_generate_password(), 'role' => 'customer']);
+      $tomas = wp_insert_user(['user_login' => 'tomas', 'user_email' => 'tomas@example.com', 'user_pass' => wp_generate_password(), 'role' => 'customer']);
+      $item = [['name' => 'Ethiopia Yirgacheffe 250 g', 'qty' => 1, 'total' => '14.50', 'sku' => 'ETH-250']];
+      foreach ([[1001, $rosa, '2026-10-01 09:00:00'], [1002, $tomas, '2026-10-02 09:00:00'], [1003, $rosa, '2026-10-03 09:00:00'], [1004, $rosa, '2026-10-04 09:00:00']] as [$n, $customer, $date]) {
+        wc_stand_in_add_order(['id' => $n, 'number' => 'NW-' . $n, 'status' => 'processing', 'total' => '14.50',
+          'currency' => 'EUR', 'date_created' => $date, 'customer_id' => $customer, 'items' => $item, 'meta' => []]);
+      }
+      wp_insert_post(['post_type' => 'shop_coupon', 'post_status' => 'publish', 'post_title' => 'WELCOME10',
+        'post_excerpt' => '10% off a first order', 'meta_input' => ['coupon_amount' => '10', 'discount_type' => 'percent']]);
+      return [$rosa, $tomas];
+    `);
+    rosa = ids[0] ?? 0;
+    tomas = ids[1] ?? 0;
+    assert.ok(rosa > 0 && tomas > 0, 'two customers');
+  });
+  after(async () => {
+    await wp?.close();
+    await svc?.close();
+  });
+
+  test("orders/lookup answers only that user's orders, newest first, within the limit", async () => {
+    const all = await call('orders/lookup', { wp_user_id: rosa });
+    assert.equal(all.status, 200, JSON.stringify(all.json));
+    const data = all.json.data as Orders;
+    assert.equal(data.note, undefined, 'no commerce_inactive note with WooCommerce active');
+    assert.deepEqual(
+      data.orders.map((order) => order.number),
+      ['NW-1004', 'NW-1003', 'NW-1001'],
+    );
+    assert.equal(data.count, 3);
+
+    const limited = (await call('orders/lookup', { wp_user_id: rosa, limit: 2 })).json.data as Orders;
+    assert.deepEqual(
+      limited.orders.map((order) => order.number),
+      ['NW-1004', 'NW-1003'],
+    );
+    const one = (await call('orders/lookup', { wp_user_id: rosa, order_number: 'nw-1001' })).json
+      .data as Orders;
+    assert.deepEqual(
+      one.orders.map((order) => order.number),
+      ['NW-1001'],
+    );
+    // Another customer's order number asked for by Rosa's id: nothing.
+    const other = (await call('orders/lookup', { wp_user_id: rosa, order_number: 'NW-1002' })).json
+      .data as Orders;
+    assert.deepEqual(other.orders, []);
+    const tomasOrders = (await call('orders/lookup', { wp_user_id: tomas })).json.data as Orders;
+    assert.deepEqual(
+      tomasOrders.orders.map((order) => order.number),
+      ['NW-1002'],
+    );
+    const nobody = (await call('orders/lookup', { wp_user_id: 999_999 })).json.data as Orders;
+    assert.deepEqual(nobody, { orders: [], count: 0 });
+  });
+
+  test('cart/coupon: an unknown code is invalid_coupon; a known one is staged and applied on the next page load, once', async () => {
+    const conversation = '01JD0000000000000000000001';
+    const unknown = await call('cart/coupon', { code: 'NOT-A-CODE', conversation_id: conversation });
+    assert.equal(unknown.status, 400, JSON.stringify(unknown.json));
+    assert.equal(errorCode(unknown), 'invalid_coupon');
+
+    const staged = await call('cart/coupon', { code: 'WELCOME10', conversation_id: conversation });
+    assert.equal(staged.status, 200, JSON.stringify(staged.json));
+    const data = staged.json.data as { applied: boolean; pending: boolean; message: string };
+    assert.equal(data.applied, false);
+    assert.equal(data.pending, true);
+    assert.equal(typeof data.message, 'string');
+    const applied = () => wp.option<Array<{ code: string; cookie: string }>>('wc_stand_in_applied_coupons');
+    assert.equal(await applied(), false, 'nothing applied at staging');
+
+    // A visitor of another conversation loads a page: nothing for them.
+    await (
+      await fetch(`${wp.url}/`, { headers: { cookie: 'svc_conversation=01JD0000000000000000000002' } })
+    ).text();
+    assert.equal(await applied(), false);
+
+    const page = await fetch(`${wp.url}/`, { headers: { cookie: `svc_conversation=${conversation}` } });
+    assert.equal(page.status, 200);
+    await page.text();
+    const first = await applied();
+    assert.ok(first, 'the staged code was applied on the next page load');
+    assert.deepEqual(
+      first.map((entry) => entry.code.toUpperCase()),
+      ['WELCOME10'],
+    );
+    assert.match(first[0]?.cookie ?? '', new RegExp(conversation));
+
+    await (await fetch(`${wp.url}/`, { headers: { cookie: `svc_conversation=${conversation}` } })).text();
+    assert.equal(((await applied()) || []).length, 1, 'a staged code is applied once');
+  });
+
+  test('the plugin left no PHP error, warning or notice in debug.log', async () => {
+    assert.deepEqual(wp.pluginNotices(), []);
+  });
+});
