@@ -88,6 +88,31 @@ describe('commerce routes with the WooCommerce stand-in', { skip: missing ?? fal
     assert.deepEqual(nobody, { orders: [], count: 0 });
   });
 
+  test('orders/lookup by number finds an order older than the newest hundred', async () => {
+    const busy = await wp.php<number>(`
+      $id = wp_insert_user(['user_login' => 'busy', 'user_email' => 'busy@example.com', 'user_pass' => wp_generate_password(), 'role' => 'customer']);
+      $item = [['name' => 'Filter papers', 'qty' => 1, 'total' => '4.00', 'sku' => 'FP-100']];
+      for ($n = 0; $n < 130; $n++) {
+        wc_stand_in_add_order(['id' => 5000 + $n, 'number' => 'BZ-' . (5000 + $n), 'status' => 'completed', 'total' => '4.00',
+          'currency' => 'EUR', 'date_created' => gmdate('Y-m-d H:i:s', strtotime('2026-01-01') + $n * 3600),
+          'customer_id' => $id, 'items' => $item, 'meta' => []]);
+      }
+      return $id;
+    `);
+    // BZ-5000 is the oldest of 130: on the second page of a hundred.
+    const oldest = (await call('orders/lookup', { wp_user_id: busy, order_number: 'bz-5000' })).json
+      .data as Orders;
+    assert.deepEqual(
+      oldest.orders.map((order) => order.number),
+      ['BZ-5000'],
+    );
+    const newest = (await call('orders/lookup', { wp_user_id: busy, limit: 2 })).json.data as Orders;
+    assert.deepEqual(
+      newest.orders.map((order) => order.number),
+      ['BZ-5129', 'BZ-5128'],
+    );
+  });
+
   test('cart/coupon: an unknown code is invalid_coupon; a known one is staged and applied on the next page load, once', async () => {
     const conversation = '01JD0000000000000000000001';
     const unknown = await call('cart/coupon', { code: 'NOT-A-CODE', conversation_id: conversation });

@@ -13,6 +13,10 @@ final class Commerce
 {
     /** The order-metadata keys the tracking URL is read from, first http(s) URL wins. */
     public const TRACKING_URL_META_KEYS = ['_tracking_url', '_shipment_tracking_url', 'tracking_url'];
+    /** Orders read per page while looking for an order number. */
+    public const ORDER_PAGE_SIZE = 100;
+    /** Pages read at most while looking for an order number: the customer's newest 2,000 orders. */
+    public const ORDER_NUMBER_PAGES = 20;
 
     /**
      * The user's orders, newest first, at most `$limit`; only the one numbered `$orderNumber`
@@ -22,25 +26,35 @@ final class Commerce
      */
     public static function findOrders(int $wpUserId, int $limit, ?string $orderNumber): array
     {
-        $found = wc_get_orders([
-            'customer_id' => $wpUserId,
-            'limit' => $orderNumber === null ? $limit : 100,
-            'orderby' => 'date',
-            'order' => 'DESC',
-            'type' => 'shop_order',
-        ]);
         $wanted = $orderNumber === null ? null : strtolower($orderNumber);
         $orders = [];
-        foreach (is_array($found) ? $found : [] as $order) {
-            if (count($orders) >= $limit) {
+        // Without a number: the newest `$limit`. With one: the customer's orders a page at a time,
+        // newest first, until it is found; bounded so the answer stays within the service's 5 s.
+        $pages = $wanted === null ? 1 : self::ORDER_NUMBER_PAGES;
+        for ($page = 1; $page <= $pages && count($orders) < $limit; $page++) {
+            $found = wc_get_orders([
+                'customer_id' => $wpUserId,
+                'limit' => $wanted === null ? $limit : self::ORDER_PAGE_SIZE,
+                'paged' => $page,
+                'orderby' => 'date',
+                'order' => 'DESC',
+                'type' => 'shop_order',
+            ]);
+            $found = is_array($found) ? $found : [];
+            foreach ($found as $order) {
+                if (count($orders) >= $limit) {
+                    break;
+                }
+                if (!is_object($order) || (int) $order->get_customer_id() !== $wpUserId) {
+                    continue;
+                }
+                $record = self::orderRecord($order);
+                if ($record !== null && ($wanted === null || strtolower($record['number']) === $wanted)) {
+                    $orders[] = $record;
+                }
+            }
+            if (count($found) < self::ORDER_PAGE_SIZE) {
                 break;
-            }
-            if (!is_object($order) || (int) $order->get_customer_id() !== $wpUserId) {
-                continue;
-            }
-            $record = self::orderRecord($order);
-            if ($record !== null && ($wanted === null || strtolower($record['number']) === $wanted)) {
-                $orders[] = $record;
             }
         }
         return $orders;

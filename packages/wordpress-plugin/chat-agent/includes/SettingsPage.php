@@ -124,8 +124,8 @@ final class SettingsPage
         $hasToken = Options::apiToken() !== '';
         $excluded = (string) get_option(Options::WIDGET_EXCLUDE, '');
         echo '<div class="wrap chat-agent-settings">';
+        // WordPress prints the settings notices on Settings pages itself (options-head.php).
         echo '<h1>' . esc_html__('Chat agent', 'chat-agent') . '</h1>';
-        settings_errors();
         echo '<form method="post" action="' . esc_url(admin_url('options.php')) . '">';
         settings_fields(self::GROUP);
         echo '<table class="form-table" role="presentation"><tbody>';

@@ -103,6 +103,8 @@ describe('settings page and sync in Chromium', { skip: missing ?? false }, () =>
       ]);
       await select.waitFor();
       assert.equal(await select.inputValue(), svc.agentId);
+      // WordPress prints the notice on Settings pages itself: once, not twice.
+      assert.equal(await page.getByText('Settings saved.').count(), 1);
       await screenshot(page, 'wordpress-settings-desktop');
       await page.setViewportSize({ width: 390, height: 844 });
       await screenshot(page, 'wordpress-settings-390');

@@ -203,5 +203,6 @@ function wc_get_orders($args = [])
     }
     usort($found, static fn ($a, $b) => $b->get_date_created() <=> $a->get_date_created());
     $limit = (int) ($args['limit'] ?? 10);
-    return $limit > 0 ? array_slice($found, 0, $limit) : $found;
+    $page = max(1, (int) ($args['paged'] ?? 1));
+    return $limit > 0 ? array_slice($found, ($page - 1) * $limit, $limit) : $found;
 }
