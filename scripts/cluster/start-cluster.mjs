@@ -423,7 +423,8 @@ export function readAccessLog(file) {
     .map((line) => {
       const request = /"([A-Z]+) (\S+) [^"]*"/.exec(line);
       const status = /" (\d{3}) /.exec(line);
-      const field = (name) => new RegExp(`${name}=(\\S*)`).exec(line)?.[1] ?? '';
+      // A value runs to the next ` name=`: several upstreams are written "a, b".
+      const field = (name) => new RegExp(`${name}=(.*?)(?= \\w+=|$)`).exec(line)?.[1] ?? '';
       const tried = field('upstream')
         .split(/,\s*/)
         .filter((entry) => entry && entry !== '-');
