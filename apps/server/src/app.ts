@@ -77,10 +77,11 @@ export async function createApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Requests already running finish; new ones during shutdown are told to go elsewhere.
-    // `/readyz` still answers (503 `draining`) so a balancer polling it sees why.
-    if (isClosing && request.url !== '/readyz') {
+    if (isClosing) {
       reply.header('connection', 'close');
-      throw new AppError('not_ready', { message: 'The service is shutting down.' });
+      // `/readyz` still answers (503 `draining`) so a balancer polling it sees why.
+      if (request.url !== '/readyz')
+        throw new AppError('not_ready', { message: 'The service is shutting down.' });
     }
   });
 

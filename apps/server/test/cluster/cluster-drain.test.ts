@@ -77,7 +77,9 @@ describe('cluster: an instance stopped with SIGTERM during streams', { skip }, (
 
     const stopped = victim.stop('SIGTERM');
     const draining = await eventually('readyz 503 draining', async () => {
-      const ready = await send(victim.url ?? '', 'GET', '/readyz');
+      const ready = await send(victim.url ?? '', 'GET', '/readyz').catch(() => {
+        throw new Error('the instance closed its port before /readyz ever answered 503');
+      });
       return ready.status === 503 ? ready : undefined;
     });
     assert.equal((draining.json() as { status: string }).status, 'draining');

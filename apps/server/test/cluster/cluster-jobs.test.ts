@@ -21,7 +21,7 @@ import {
 } from './cluster-support.js';
 
 const skip = await clusterSkip();
-const PAGES = 6;
+const PAGES = 10;
 
 /** A small site to crawl: counts requests per path and the most ever in flight at once. */
 type CrawlSite = {
@@ -59,7 +59,7 @@ async function startCrawlSite(): Promise<CrawlSite> {
           `<p>Page ${n} tells how the cluster crawls its site once. Delivery number ${n} ships in ${n + 2} days.</p>` +
           `<nav>${links}</nav></main></body></html>`,
       );
-    }, 150);
+    }, 400);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
