@@ -20,6 +20,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { renderMainConfig, renderSiteConfig } from './nginx-config.mjs';
 
+export { readAccessLog } from './access-log.mjs';
+
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TSX = ['--conditions=source', '--import', 'tsx'];
 const MAIN = 'apps/server/src/main.ts';
@@ -409,34 +411,4 @@ export async function startCluster(options = {}) {
     await stopAll();
     throw error;
   }
-}
-
-/**
- * Reads nginx's access log: one entry a request, with the instance (`upstream`, the last one
- * tried when nginx moved on) and the service's request id.
- */
-export function readAccessLog(file) {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const request = /"([A-Z]+) (\S+) [^"]*"/.exec(line);
-      const status = /" (\d{3}) /.exec(line);
-      // A value runs to the next ` name=`: several upstreams are written "a, b".
-      const field = (name) => new RegExp(`${name}=(.*?)(?= \\w+=|$)`).exec(line)?.[1] ?? '';
-      const tried = field('upstream')
-        .split(/,\s*/)
-        .filter((entry) => entry && entry !== '-');
-      return {
-        method: request?.[1] ?? '',
-        path: request?.[2] ?? '',
-        status: Number(status?.[1] ?? 0),
-        upstream: tried.at(-1) ?? '',
-        tried,
-        upstreamStatus: field('upstream_status'),
-        requestId: field('request_id'),
-        raw: line,
-      };
-    });
 }
