@@ -5,6 +5,9 @@ import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import type { JobQueue } from './queue/job-queue.js';
 import type { WidgetAssets } from './widget-assets/widget-manifest.js';
 
+/** Set once the process is stopping: `/readyz` then answers 503 `draining`. */
+export type DrainState = { draining: boolean };
+
 /** Everything the HTTP app needs, built by the caller (service, tests, bench). */
 export type AppDeps = {
   /** The parsed configuration with APP_KEY loaded (`ensureAppKey`). */
@@ -20,4 +23,6 @@ export type AppDeps = {
   widgetAssets?: WidgetAssets;
   /** The service's one clock (`systemClock` in `service.ts`; tests pin it): every service call and signature window reads it. */
   clock: Clock;
+  /** Shared with the shutdown path (`service.ts`); absent: the app drains only once it closes. */
+  drainState?: DrainState;
 };

@@ -46,7 +46,11 @@ export async function createApp(
 ): Promise<FastifyInstance> {
   // One reader of the widget build per app: the bundle route and the embed snippet agree on the hash.
   const assets = appDeps.widgetAssets ?? widgetAssets(appDeps.config.widgetDistDir);
-  const deps: AppDeps = { ...appDeps, widgetAssets: assets };
+  const deps: AppDeps = {
+    ...appDeps,
+    widgetAssets: assets,
+    drainState: appDeps.drainState ?? { draining: false },
+  };
   const logger: FastifyBaseLogger = options.logger ?? createLogger('silent');
   const app = Fastify({
     loggerInstance: logger,
@@ -68,13 +72,16 @@ export async function createApp(
   let isClosing = false;
   app.addHook('preClose', async () => {
     isClosing = true;
+    if (deps.drainState) deps.drainState.draining = true;
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Requests already running finish; new ones during shutdown are told to go elsewhere.
     if (isClosing) {
       reply.header('connection', 'close');
-      throw new AppError('not_ready', { message: 'The service is shutting down.' });
+      // `/readyz` still answers (503 `draining`) so a balancer polling it sees why.
+      if (request.url !== '/readyz')
+        throw new AppError('not_ready', { message: 'The service is shutting down.' });
     }
   });
 

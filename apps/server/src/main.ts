@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   );
   const config = await ensureAppKey(loaded, (message) => log.warn(message));
   const service = await startService(config, log, {
+    worker: config.runJobs,
     onFatal: () => {
       process.exitCode = 1;
       void service.stop().finally(() => process.exit(1));
@@ -33,21 +34,28 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: string) => {
     log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
-    const timer = setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + 5_000);
-    timer.unref();
-    service.stop().then(
+    const timer = setTimeout(
       () => {
-        log.info('stopped');
-        process.exit(process.exitCode ?? 0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
+        log.error('shutdown took too long; exiting');
         process.exit(1);
       },
+      config.shutdownDrainMs + config.shutdownTimeoutMs + 5_000,
     );
+    timer.unref();
+    // Draining first: /readyz says 503 while the process still serves, then the listener closes.
+    service
+      .drain(config.shutdownDrainMs)
+      .then(() => service.stop())
+      .then(
+        () => {
+          log.info('stopped');
+          process.exit(process.exitCode ?? 0);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

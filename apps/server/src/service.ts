@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
+import type { DrainState } from './app-deps.js';
 import { startControlServer } from './cli/control-socket.js';
 import { systemClock } from './clock.js';
 import type { KeyedConfig } from './config/config.js';
@@ -32,6 +33,8 @@ export type RunningService = {
   app: FastifyInstance | null;
   database: Database;
   queue: JobQueue;
+  /** Marks the process as stopping (`/readyz` answers 503 `draining`) and waits `ms` while it still serves. */
+  drain(ms: number): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -47,6 +50,7 @@ export async function startService(
 ): Promise<RunningService> {
   // The process's one clock: the app, the worker's handlers and the control socket all read it.
   const clock = systemClock;
+  const drainState: DrainState = { draining: false };
   const cleanups: Array<() => Promise<void>> = [];
   const runCleanups = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
@@ -117,7 +121,7 @@ export async function startService(
     let setupCode: string | null = null;
     if (options.http ?? true) {
       const server = await createApp(
-        { config, database, queue, embeddings, clock, expectedMigrations: migrations.length },
+        { config, database, queue, embeddings, clock, expectedMigrations: migrations.length, drainState },
         { logger: log },
       );
       app = server;
@@ -199,6 +203,13 @@ export async function startService(
       app,
       database,
       queue,
+      async drain(ms) {
+        drainState.draining = true;
+        if (url && ms > 0) {
+          log.info({ ms }, 'draining: /readyz answers 503 while requests are still served');
+          await new Promise((resolve) => setTimeout(resolve, ms));
+        }
+      },
       stop() {
         stopping ??= runCleanups();
         return stopping;

@@ -115,8 +115,12 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
     return 0;
   }
   const config = loadConfig(env);
-  // CLI logs go to stderr so stdout carries only the command's answer (e.g. --json).
-  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
+  // CLI logs go to stderr so stdout carries only the command's answer (e.g. --json). A worker
+  // is a long-running process like the service: it logs at LOG_LEVEL (each job it ran, at info).
+  const log = createLogger(
+    config.logLevel === 'info' && command !== 'worker' ? 'warn' : config.logLevel,
+    process.stderr,
+  );
   if (command === 'worker') return runWorker(config, log);
   if (command === 'key:rotate') {
     const result = await rotateAppKey({

@@ -153,6 +153,14 @@ export const ZEnv = z.object({
   ),
   LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
+  SHUTDOWN_DRAIN_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(600_000).default(0)),
+  RUN_JOBS: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0'])
+      .default('true')
+      .transform((value) => value === 'true' || value === '1'),
+  ),
   // Seconds a handoff may wait unclaimed before the operators get a mail; 0 turns the mail off.
   HANDOFF_MAIL_AFTER_SECONDS: z.preprocess(
     emptyToUndefined,
@@ -260,6 +268,13 @@ export type Config = Readonly<{
   /** `LOG_FORMAT`: JSON lines, readable lines, or readable only on a terminal (`auto`). */
   logFormat: 'auto' | 'json' | 'pretty';
   shutdownTimeoutMs: number;
+  /**
+   * After SIGTERM, how long the process keeps listening while `/readyz` answers 503 `draining`
+   * (for balancers that poll it) before it stops accepting connections (SHUTDOWN_DRAIN_MS).
+   */
+  shutdownDrainMs: number;
+  /** Whether `npm start` also works through the job queue (RUN_JOBS; false: HTTP only, PostgreSQL only). */
+  runJobs: boolean;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
   /** Seconds an unclaimed handoff waits before the operators are mailed (HANDOFF_MAIL_AFTER_SECONDS); 0: never. */
@@ -356,6 +371,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'create one with `npm run cli -- key:generate`',
     );
   }
+  if (!e.RUN_JOBS && !e.DATABASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - RUN_JOBS: false needs DATABASE_URL (on the embedded store the jobs run in the service, the only process)',
+    );
+  }
   const config: Config = {
     port: e.PORT,
     host: e.HOST,
@@ -415,6 +435,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    runJobs: e.RUN_JOBS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
     handoffMailAfterSeconds: e.HANDOFF_MAIL_AFTER_SECONDS,
     extraction: Object.freeze({

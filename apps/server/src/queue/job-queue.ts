@@ -270,6 +270,7 @@ export class JobQueue {
         log.error({ issues: payload.error.issues }, 'job payload is invalid; dropping it');
         continue;
       }
+      const started = performance.now();
       await definition.handle(payload.data, {
         db: this.db,
         log,
@@ -278,6 +279,8 @@ export class JobQueue {
         ...services,
         queue: this,
       });
+      // One line per run: with several workers, which process ran which job, and how long.
+      log.info({ attempt: job.retryCount + 1, ms: Math.round(performance.now() - started) }, 'job done');
     }
   }
   /** Holds the lease of a fetched batch while it runs (only where the queue is shared). */

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../app-deps.js';
 import { migrationStatus } from '../../db/migrate.js';
 
 const ZReady = z.object({
-  status: z.enum(['ready', 'not_ready']),
+  status: z.enum(['ready', 'not_ready', 'draining']),
   checks: z.object({
     database: z.enum(['ok', 'error']),
     migrations: z.object({ current: z.number(), expected: z.number() }),
@@ -12,7 +12,7 @@ const ZReady = z.object({
   features: z.object({ vector: z.boolean(), trigram: z.boolean() }),
 });
 
-/** `GET /healthz` (process up) and `GET /readyz` (database reachable, migrations applied). */
+/** `GET /healthz` (process up) and `GET /readyz` (database reachable, migrations applied, not stopping). */
 export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -42,9 +42,10 @@ export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         } catch {
           database = 'error';
         }
-        const ready = database === 'ok' && migrations.current === migrations.expected;
+        const draining = deps.drainState?.draining === true;
+        const ready = !draining && database === 'ok' && migrations.current === migrations.expected;
         return reply.status(ready ? 200 : 503).send({
-          status: ready ? 'ready' : 'not_ready',
+          status: draining ? 'draining' : ready ? 'ready' : 'not_ready',
           checks: { database, migrations },
           features: deps.database.features,
         });
