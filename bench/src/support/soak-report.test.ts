@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { buildMix, KINDS, type MinuteRecord, memorySlope, MIX, slope, verdict } from './soak-report.js';
+
+describe('soak schedule and report', () => {
+  test('the schedule sends exactly the rate, each kind at its share, spread over the ticks', () => {
+    const mix = buildMix(6);
+    const minute = Array.from({ length: 600 }, (_, tick) => mix(tick)).flat();
+    assert.equal(minute.length, 360);
+    for (const kind of KINDS) {
+      assert.equal(minute.filter((k) => k === kind).length, Math.round(360 * MIX[kind]), kind);
+    }
+    // No burst: a tick never carries more than one request of a kind at this rate.
+    for (let tick = 0; tick < 600; tick += 1) {
+      const kinds = mix(tick);
+      assert.equal(new Set(kinds).size, kinds.length);
+    }
+  });
+
+  test('slope is the least-squares line; memory trends judge after the first minute', () => {
+    assert.equal(slope([{ x: 0, y: 1 }]), 0);
+    assert.equal(slope([0, 1, 2, 3].map((x) => ({ x, y: 2 * x + 5 }))), 2);
+    const samples = [0.2, 0.5, 1, 2, 3, 4].map((at) => ({ name: 'api-1', at, mb: at < 1 ? 50 : 200 }));
+    const [trend] = memorySlope(samples);
+    assert.equal(trend?.slope, 0, 'the warm-up climb is not a trend');
+    assert.equal(trend?.max, 200);
+  });
+
+  test('the verdict fails on an error, a growing process, and a minute whose p99 leaves the band', () => {
+    const steady = (minute: number, ms: number): MinuteRecord[] =>
+      Array.from({ length: 30 }, () => ({ minute, kind: 'admin.read' as const, ms, ok: true }));
+    const flat = [...steady(0, 500), ...steady(1, 100), ...steady(2, 105), ...steady(3, 95)];
+    const still = [{ name: 'api-1', first: 200, last: 201, max: 201, slope: 0.01 }];
+    assert.equal(verdict(flat, still).ok, true);
+    assert.equal(verdict([...flat, { minute: 2, kind: 'upload', ms: 10, ok: false }], still).ok, false);
+    assert.equal(verdict(flat, [{ name: 'api-1', first: 200, last: 260, max: 260, slope: 1 }]).ok, false);
+    const spike = [...flat, ...steady(4, 300)];
+    const judged = verdict(spike, still);
+    assert.equal(judged.ok, false);
+    assert.match(judged.lines.join('\n'), /1 of 4 outside/);
+  });
+});
