@@ -22,8 +22,8 @@ import {
   buildMix,
   KINDS,
   type Kind,
-  memorySlope,
   type MinuteRecord,
+  memorySlope,
   minuteRows,
   type Sample,
   verdict,
@@ -208,7 +208,9 @@ async function setUp(cluster: Cluster): Promise<Ctx> {
   });
   const siteToken = String(dataOf(token.json).token);
   if (agent.status !== 201 || token.status !== 201) {
-    throw new Error(`setup failed: agent ${agent.status}, token ${token.status} ${JSON.stringify(token.json)}`);
+    throw new Error(
+      `setup failed: agent ${agent.status}, token ${token.status} ${JSON.stringify(token.json)}`,
+    );
   }
   return { cluster, agentId, admin, siteToken, visitors: [], nextPost: 0 };
 }
@@ -322,13 +324,24 @@ async function main(): Promise<void> {
   console.log(
     `${records.length} requests, ${records.filter((r) => !r.ok).length} errors; p50 ${formatMs(all.p50)} ms, p99 ${formatMs(all.p99)} ms over the run\n`,
   );
-  console.log(markdownTable(['minute', 'requests', 'errors', 'p50 ms', 'p99 ms', ...KINDS.map((k) => `${k} p99`)], minuteRows(records)));
+  console.log(
+    markdownTable(
+      ['minute', 'requests', 'errors', 'p50 ms', 'p99 ms', ...KINDS.map((k) => `${k} p99`)],
+      minuteRows(records),
+    ),
+  );
   console.log('\nMemory (RSS, MB) and its slope after the first minute:\n');
   const slopes = memorySlope(memory);
   console.log(
     markdownTable(
       ['process', 'first MB', 'last MB', 'max MB', 'slope MB/min'],
-      slopes.map((s) => [s.name, s.first.toFixed(0), s.last.toFixed(0), s.max.toFixed(0), s.slope.toFixed(2)]),
+      slopes.map((s) => [
+        s.name,
+        s.first.toFixed(0),
+        s.last.toFixed(0),
+        s.max.toFixed(0),
+        s.slope.toFixed(2),
+      ]),
     ),
   );
   console.log('\nDatabase connections and queue depth (every 10 s; min / max / last):\n');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildMix, KINDS, type MinuteRecord, memorySlope, MIX, slope, verdict } from './soak-report.js';
+import { buildMix, KINDS, MIX, type MinuteRecord, memorySlope, slope, verdict } from './soak-report.js';
 
 describe('soak schedule and report', () => {
   test('the schedule sends exactly the rate, each kind at its share, spread over the ticks', () => {
