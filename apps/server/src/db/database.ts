@@ -29,6 +29,8 @@ export type Database = {
   features: DatabaseFeatures;
   /** LISTEN on a channel of this store (db/notifications.ts): every NOTIFY committed on it, by any instance. */
   listen: StoreNotifications['listen'];
+  /** Embedded store only: a tar of its data dir, taken between two groups of statements (cli backup). */
+  dumpDataDir?(): Promise<Uint8Array>;
   close(): Promise<void>;
 };
 
@@ -53,14 +55,15 @@ type EmbeddedOptions = {
 /**
  * Opens the embedded store (PGlite + pgvector + pg_trgm, in its own thread) under
  * `DATA_DIR/pgdata`, with a buffer cache of `cacheMb` (`EMBEDDED_CACHE_MB`) or one sized from the
- * data it holds (db/embedded-cache.ts).
+ * data it holds (db/embedded-cache.ts). With `loadDump` (a tar made by `dumpDataDir`) an empty
+ * `pgdata` is first filled from that dump (cli restore).
  */
 export async function openEmbeddedDatabase(
-  options: EmbeddedOptions & { dataDir: string },
+  options: EmbeddedOptions & { dataDir: string; loadDump?: string },
 ): Promise<EmbeddedDatabase> {
   const pgdata = join(options.dataDir, 'pgdata');
-  const cacheMb = await cacheMbFor(pgdata, options.cacheMb);
-  const database = await openStoreThread({ pgdata, loadDump: null, cacheMb }, options);
+  const cacheMb = options.loadDump ? (options.cacheMb ?? 16) : await cacheMbFor(pgdata, options.cacheMb);
+  const database = await openStoreThread({ pgdata, loadDump: options.loadDump ?? null, cacheMb }, options);
   options.log.info(`embedded store: ${cacheMb} MB buffer cache`);
   return database;
 }
