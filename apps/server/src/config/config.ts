@@ -153,6 +153,8 @@ export const ZEnv = z.object({
   ),
   LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).default(25_000)),
+  // PostgreSQL: how long a running job stays leased without a renewal from its worker (queue/job-lease.ts).
+  JOB_LEASE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(5).max(600).default(60)),
   // Seconds a handoff may wait unclaimed before the operators get a mail; 0 turns the mail off.
   HANDOFF_MAIL_AFTER_SECONDS: z.preprocess(
     emptyToUndefined,
@@ -260,6 +262,8 @@ export type Config = Readonly<{
   /** `LOG_FORMAT`: JSON lines, readable lines, or readable only on a terminal (`auto`). */
   logFormat: 'auto' | 'json' | 'pretty';
   shutdownTimeoutMs: number;
+  /** PostgreSQL: seconds a running job's lease lasts without renewal (JOB_LEASE_SECONDS). */
+  jobLeaseSeconds: number;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
   /** Seconds an unclaimed handoff waits before the operators are mailed (HANDOFF_MAIL_AFTER_SECONDS); 0: never. */
@@ -415,6 +419,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
     handoffMailAfterSeconds: e.HANDOFF_MAIL_AFTER_SECONDS,
     extraction: Object.freeze({

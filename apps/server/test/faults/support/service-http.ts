@@ -1,5 +1,7 @@
 // Small HTTP helpers for the fault and backup tests, which drive real processes over loopback.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { signRequest } from '@service/contract';
 import { field, oneJsonLine, runCli, text } from '../../support/processes.js';
 
 export const ORIGIN = 'https://shop.example.com';
@@ -108,3 +110,92 @@ export async function listIds(url: string, auth: Record<string, string>, path: s
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A `wp:integration` token of the workspace (through the CLI); returns its plaintext. */
+export async function integrationToken(env: Record<string, string>, workspaceId: string): Promise<string> {
+  const body = oneJsonLine(
+    await runCli(
+      [
+        'token:create',
+        '--workspace',
+        workspaceId,
+        '--name',
+        'Site',
+        '--abilities',
+        'wp:integration',
+        '--json',
+      ],
+      env,
+    ),
+  );
+  return text(field(body, 'token'));
+}
+
+/** A post of the fault tests' site: a few paragraphs, so it makes a chunk or two. */
+export function faultPost(siteUrl: string, wpId: number): Record<string, unknown> {
+  const paragraphs = Array.from(
+    { length: 4 },
+    (_, i) => `<p>Post ${wpId}, part ${i}: parcels to zone ${wpId % 9} leave on day ${(wpId + i) % 7}.</p>`,
+  ).join('');
+  return {
+    wp_id: wpId,
+    post_type: 'post',
+    permalink: `${siteUrl}/post-${wpId}`,
+    title: `Post ${wpId}`,
+    content_html: `<h2>Post ${wpId}</h2>${paragraphs}`,
+    excerpt: '',
+    content_hash: createHash('sha256').update(`fault-post-${wpId}`).digest('hex'),
+    modified_at: '2026-11-01T10:00:00+00:00',
+    language: 'en',
+    taxonomy_terms: ['news'],
+  };
+}
+
+/** POSTs one signed posts/sync batch; returns the status and body. */
+export function syncBatch(
+  url: string,
+  token: string,
+  agentId: string,
+  siteUrl: string,
+  wpIds: readonly number[],
+): Promise<{ status: number; body: unknown }> {
+  const raw = JSON.stringify({
+    agent_id: agentId,
+    site_url: siteUrl,
+    plugin_version: '1.2.0',
+    posts: wpIds.map((id) => faultPost(siteUrl, id)),
+  });
+  const signature = signRequest(token, raw, Math.floor(Date.now() / 1000));
+  return fetch(`${url}/api/v1/wp/posts/sync`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'x-service-signature': signature,
+    },
+    body: raw,
+    signal: AbortSignal.timeout(120_000),
+  }).then(async (res) => {
+    const body = await res.text();
+    try {
+      return { status: res.status, body: JSON.parse(body) as unknown };
+    } catch {
+      return { status: res.status, body };
+    }
+  });
+}
+
+/** Syncs posts 1..count in batches of 50 (asserting each is 200). */
+export async function syncPosts(
+  url: string,
+  token: string,
+  agentId: string,
+  siteUrl: string,
+  count: number,
+): Promise<void> {
+  for (let from = 1; from <= count; from += 50) {
+    const ids = Array.from({ length: Math.min(50, count - from + 1) }, (_, i) => from + i);
+    const res = await syncBatch(url, token, agentId, siteUrl, ids);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  }
+}
