@@ -131,6 +131,9 @@ async function openStoreThread(
   return { ...database, dumpDataDir: () => thread.dump(), thread };
 }
 
+/** How long opening a PostgreSQL connection may take before the query that needed it fails. */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
+
 /** Opens PostgreSQL at `url` with a pool of `poolSize` connections. */
 export async function openPostgresDatabase(options: {
   url: string;
@@ -140,7 +143,17 @@ export async function openPostgresDatabase(options: {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
+    // A connect that gets no answer fails instead of leaving the request waiting.
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     onConnect: sessionSetup(options.log),
+  });
+  // pg-pool listens for errors only on idle clients. A server that goes away (restart, failover)
+  // ends every connection with an error, also on a client that is checked out between two
+  // statements (a transaction, a job's lease): unheard, that 'error' event would end the process.
+  // Logged here; the statement in flight fails on its own, and the pool drops the broken client
+  // when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.log.warn(`database connection lost: ${error.message}`));
   });
   const notifications = postgresNotifications(options.url, options.log);
   return finishOpen(pool, 'postgres', options.log, { notifications, afterPoolEnd: async () => {} });
