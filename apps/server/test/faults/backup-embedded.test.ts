@@ -46,7 +46,7 @@ describe('cli backup and restore of the embedded store', {
       ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
     };
     service = new ServiceProcess(env);
-    url = await service.waitForUrl();
+    url = await service.waitForUrl(120_000);
     ({ auth } = await bootstrapOwner(env));
     for (let i = 0; i < 3; i += 1) {
       const agentId = await createAgent(url, auth, `Agent ${i}`);
@@ -161,7 +161,7 @@ describe('cli backup and restore of the embedded store', {
     assert.equal(field(JSON.parse(result.stdout), 'data_dir'), target);
     assert.equal((await stat(join(target, 'app.key'))).mode & 0o777, 0o600);
     restored = new ServiceProcess({ ...env, DATA_DIR: target });
-    const restoredUrl = await restored.waitForUrl();
+    const restoredUrl = await restored.waitForUrl(120_000);
     const agents = await listIds(restoredUrl, auth, '/api/v1/admin/agents');
     for (const id of agentsBefore) assert.ok(agents.includes(id), `agent ${id} restored`);
     const sources: string[] = [];
@@ -189,7 +189,7 @@ describe('cli backup and restore of the embedded store', {
       DATA_DIR: target,
       APP_KEY: `base64:${Buffer.alloc(32, 7).toString('base64')}`,
     });
-    const restoredUrl = await restored.waitForUrl();
+    const restoredUrl = await restored.waitForUrl(120_000);
     const key = await call(restoredUrl, 'GET', '/api/v1/admin/llm-key', auth);
     assert.equal(key.status, 200, JSON.stringify(key.body));
     assert.equal(field(key.body, 'data', 'key_last4'), null);

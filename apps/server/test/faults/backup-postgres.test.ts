@@ -62,7 +62,7 @@ describe('PostgreSQL: pg_dump -Fc / pg_restore round trip with the master key', 
       DATABASE_POOL_SIZE: '4',
     };
     service = new ServiceProcess(env);
-    const url = await service.waitForUrl(90_000);
+    const url = await service.waitForUrl(120_000);
     ({ auth } = await bootstrapOwner(env));
     for (let i = 0; i < 2; i += 1) {
       const agentId = await createAgent(url, auth, `Agent ${i}`);
@@ -104,7 +104,7 @@ describe('PostgreSQL: pg_dump -Fc / pg_restore round trip with the master key', 
   test('restored with the same APP_KEY: every record is there and the sealed key opens', async () => {
     await dumpAndRestore('svc_restored');
     restored = new ServiceProcess({ ...env, DATABASE_URL: cluster.url('svc_restored') });
-    const url = await restored.waitForUrl(90_000);
+    const url = await restored.waitForUrl(120_000);
     const restoredAgents = await listIds(url, auth, '/api/v1/admin/agents');
     assert.deepEqual(restoredAgents.sort(), [...agents].sort());
     const restoredSources: string[] = [];
@@ -128,7 +128,7 @@ describe('PostgreSQL: pg_dump -Fc / pg_restore round trip with the master key', 
       DATABASE_URL: cluster.url('svc_other_key'),
       APP_KEY: generateAppKey(),
     });
-    const url = await restored.waitForUrl(90_000);
+    const url = await restored.waitForUrl(120_000);
     assert.equal((await listIds(url, auth, '/api/v1/admin/agents')).length, agents.length);
     const key = await call(url, 'GET', '/api/v1/admin/llm-key', auth);
     assert.equal(key.status, 200, JSON.stringify(key.body));

@@ -76,7 +76,7 @@ describe('embedded store: killed during a site sync, restarted, the sync repeate
   }
 
   test('killed with SIGKILL while a sync batch is being written', async () => {
-    const url = await first.waitForUrl();
+    const url = await first.waitForUrl(120_000);
     let workspaceId: string;
     ({ auth, workspaceId } = await bootstrapOwner(env));
     agentId = await createAgent(url, auth, 'Shop bot');
@@ -111,7 +111,7 @@ describe('embedded store: killed during a site sync, restarted, the sync repeate
 
   test('started again, the store opens and the repeated sync gives the same counts twice', async () => {
     second = new ServiceProcess(env);
-    const url = await second.waitForUrl();
+    const url = await second.waitForUrl(120_000);
     await syncPosts(url, token, agentId, SITE, POSTS);
     const once = await settledCounts(url);
     assert.equal(once.sources, 1);

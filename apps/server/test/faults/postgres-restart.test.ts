@@ -49,7 +49,7 @@ describe('PostgreSQL restarted under traffic: fail fast, recover alone, lose not
       DATABASE_POOL_SIZE: '4',
     };
     service = new ServiceProcess(env);
-    url = await service.waitForUrl(90_000);
+    url = await service.waitForUrl(120_000);
     ({ auth } = await bootstrapOwner(env));
     agentId = await createAgent(url, auth, 'Widget agent');
   });

@@ -93,7 +93,7 @@ describe('Redis stopped and started: limits fall back per instance, then shared 
       ADMIN_RATE_LIMIT_PER_MINUTE: String(LIMIT),
     };
     service = new ServiceProcess(env);
-    url = await service.waitForUrl();
+    url = await service.waitForUrl(120_000);
     ({ auth } = await bootstrapOwner(env));
   });
   after(async () => {

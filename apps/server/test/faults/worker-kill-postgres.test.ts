@@ -55,7 +55,7 @@ describe('a worker killed with SIGKILL mid-indexing: another takes its jobs over
       DATABASE_POOL_SIZE: '4',
     };
     service = new ServiceProcess(env);
-    url = await service.waitForUrl(90_000);
+    url = await service.waitForUrl(120_000);
     db = new pg.Client({ connectionString: cluster.url('svc') });
     await db.connect();
   });
