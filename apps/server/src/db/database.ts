@@ -132,7 +132,7 @@ async function openStoreThread(
 }
 
 /** How long opening a PostgreSQL connection may take before the query that needed it fails. */
-export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
+export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opens PostgreSQL at `url` with a pool of `poolSize` connections. */
 export async function openPostgresDatabase(options: {
