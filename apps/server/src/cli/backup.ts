@@ -90,6 +90,13 @@ export async function backupEmbeddedStore(ctx: CommandContext, args: Record<stri
   if (!target?.isDirectory()) {
     throw validationError({ file: [`The directory ${dirname(file)} does not exist.`] });
   }
+  const migrated = await sql<{ name: string | null }>`
+    select to_regclass('schema_migrations')::text as name`.execute(ctx.database.db);
+  if (!migrated.rows[0]?.name) {
+    throw new AppError('validation_failed', {
+      message: `${ctx.config.dataDir} holds no store yet (the service never started on it): nothing to back up.`,
+    });
+  }
   const migration = await sql<{ current: number | null }>`
     select max(version)::int as current from schema_migrations`.execute(ctx.database.db);
   // Flush the buffers first, so the restored copy has little WAL to replay.
