@@ -117,7 +117,7 @@ export async function createApp(
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(cookie);
   await app.register(opsSurface(deps), { prefix: OPS_PREFIX });
-  const limits = createRateLimits(deps.config);
+  const limits = createRateLimits(deps.config, app.log);
   app.addHook('onClose', () => limits.close());
   await limits.ready();
   await app.register(adminSurface(deps, limits), { prefix: ADMIN_PREFIX });

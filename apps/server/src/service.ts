@@ -18,7 +18,7 @@ import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
 import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
 import { createMailer } from './mail/mail-transport.js';
-import { POSTGRES_JOB_LEASE } from './queue/job-lease.js';
+import { type JobLease, jobLeaseOf, POSTGRES_JOB_LEASE } from './queue/job-lease.js';
 import { type JobDefinition, JobQueue } from './queue/job-queue.js';
 import { hasNoUsers } from './services/accounts/bootstrap.js';
 import { deleteSetupCode, ensureSetupCode, SETUP_CODE_FILE } from './services/accounts/setup-code.js';
@@ -100,7 +100,10 @@ export async function startService(
     cleanups.push(async () => mailer.close());
 
     const embeddings = embeddingProviderFor(config, database.features);
-    const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, { embeddings });
+    const { migrations, queue } = await prepareStore(database, log, JOB_DEFINITIONS, {
+      embeddings,
+      lease: jobLeaseOf(config.jobLeaseSeconds),
+    });
     cleanups.push(() => queue.stop(config.shutdownTimeoutMs));
     if (options.worker ?? true) {
       if (database.mode === 'embedded') {
@@ -229,7 +232,7 @@ export async function prepareStore(
   database: Database,
   log: Logger,
   definitions: readonly JobDefinition<unknown>[] = JOB_DEFINITIONS,
-  options: { embeddings?: EmbeddingProvider | null } = {},
+  options: { embeddings?: EmbeddingProvider | null; lease?: JobLease } = {},
 ): Promise<{ migrations: Migration[]; queue: JobQueue }> {
   return withStartupLock(database.pool, database.mode, async () => {
     const migrations = await loadMigrations();
@@ -246,7 +249,7 @@ export async function prepareStore(
       definitions,
       // Several processes may share a PostgreSQL queue: a running job holds a renewed lease, so
       // one whose process died is retried within a bounded time (docs/operations.md).
-      ...(database.mode === 'postgres' ? { lease: POSTGRES_JOB_LEASE } : {}),
+      ...(database.mode === 'postgres' ? { lease: options.lease ?? POSTGRES_JOB_LEASE } : {}),
     });
     return { migrations, queue };
   });

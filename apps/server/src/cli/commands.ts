@@ -22,6 +22,7 @@ import { getWorkspace } from '../services/accounts/accounts.js';
 import { createApiToken } from '../services/accounts/api-tokens.js';
 import { bootstrap } from '../services/accounts/bootstrap.js';
 import { connectDemoShop } from '../services/ops/demo-seed.js';
+import { backupEmbeddedStore } from './backup.js';
 import { PLAN_COMMANDS } from './plan-commands.js';
 import { USER_COMMANDS } from './user-commands.js';
 
@@ -124,6 +125,8 @@ export const DATA_COMMANDS = {
       return { skipped: 'PostgreSQL has autovacuum', tables: [] };
     return { tables: await maintainTables({ db: ctx.database.db, all: true }) };
   },
+  /** Embedded store: a consistent snapshot into `file` (an absolute path the CLI resolved). */
+  backup: backupEmbeddedStore,
   ...PLAN_COMMANDS,
   ...USER_COMMANDS,
 } as const;

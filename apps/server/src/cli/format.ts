@@ -34,6 +34,20 @@ export function formatResult(command: string, result: unknown, json: boolean): s
         `${at('new') === 'true' ? 'on' : 'off'} (was ${at('old') === 'true' ? 'on' : 'off'}); ` +
         `audited in ${at('audited_in')} workspace(s).`
       );
+    case 'backup':
+      return [
+        `Backup written to ${at('file')} (${at('bytes')} bytes, mode 0600; migration ${at('migration')}).`,
+        at('key') === 'archive'
+          ? 'It holds DATA_DIR/app.key: keep it as safe as the key itself.'
+          : 'APP_KEY comes from the environment and is NOT in the backup: keep it with the backup, or its sealed secrets stay unreadable.',
+      ].join('\n');
+    case 'restore':
+      return [
+        `Restored into ${at('data_dir')} (migration ${at('migration')}). Start the service with DATA_DIR=${at('data_dir')}.`,
+        ...(at('key') === 'archive'
+          ? []
+          : ['The backup holds no app.key: start the service with the APP_KEY the backup was taken with.']),
+      ].join('\n');
     case 'eval':
       return formatEval(result);
     case 'key:rotate':

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { systemClock } from '../clock.js';
@@ -9,6 +10,7 @@ import { loadMigrations, migrate } from '../db/migrate.js';
 import { AppError } from '../errors/app-error.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
+import { RestoreRefusedError, restoreEmbeddedStore } from './backup.js';
 import { DATA_COMMANDS, type DataCommandName, isDataCommand, readEvalOptions } from './commands.js';
 import { ControlCommandError, callControlServer } from './control-socket.js';
 import { formatResult } from './format.js';
@@ -56,6 +58,11 @@ Commands:
                        Make a user a platform operator (the console's Platform page: every
                        workspace, plan changes, viewing as a member), or stop it. Audited in each
                        of the user's workspaces. The first user bootstrap creates is one.
+  backup FILE [--json] Embedded store: write a consistent snapshot of the store (and DATA_DIR's
+                       app.key) to FILE (mode 0600), while the service runs or not.
+  restore FILE [--data-dir DIR] [--force] [--json]
+                       Check the backup FILE, then restore it into DIR (default DATA_DIR), which
+                       must be empty or new; --force replaces the store of a stopped service.
   worker               Run a job worker alone (PostgreSQL mode; on the embedded store
                        the worker runs inside npm start).
   key:generate         Print a new APP_KEY value.
@@ -96,6 +103,8 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
       'stripe-prices': { type: 'string' },
       'paypal-plans': { type: 'string' },
       'paddle-prices': { type: 'string' },
+      'data-dir': { type: 'string' },
+      force: { type: 'boolean' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -132,11 +141,31 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
     process.stdout.write(`${formatResult(command, result, values.json)}\n`);
     return 0;
   }
+  const { 'data-dir': dataDirOption, force, ...values_ } = values;
+  if (command === 'restore') {
+    const file = positionals[1];
+    if (!file || positionals.length !== 2) {
+      process.stderr.write('Usage: npm run cli -- restore FILE [--data-dir DIR] [--force] [--json]\n');
+      return 1;
+    }
+    const result = await restoreEmbeddedStore({
+      file: resolve(file),
+      dataDir: resolve(dataDirOption ?? config.dataDir),
+      force: force === true,
+      log: quiet(log),
+    });
+    process.stdout.write(`${formatResult(command, result, values.json)}\n`);
+    return 0;
+  }
+  if (dataDirOption !== undefined || force !== undefined) {
+    process.stderr.write(`--data-dir and --force are options of restore only, not of ${command}.\n`);
+    return 1;
+  }
   if (!isDataCommand(command)) {
     process.stderr.write(`Unknown command: ${command}\n\n${USAGE}\n`);
     return 1;
   }
-  const { json, help: _help, 'password-stdin': passwordStdin, ...args } = values;
+  const { json, help: _help, 'password-stdin': passwordStdin, ...args } = values_;
   if (command === 'bootstrap') {
     args.password = await resolvePassword({
       password: args.password,
@@ -155,6 +184,14 @@ export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<n
       return 1;
     }
     Object.assign(args, { email: positionals[1], state: positionals[2] });
+  }
+  if (command === 'backup') {
+    const file = positionals[1];
+    if (!file || positionals.length !== 2) {
+      process.stderr.write('Usage: npm run cli -- backup FILE [--json]\n');
+      return 1;
+    }
+    Object.assign(args, { file: resolve(file) });
   }
   const result = await runDataCommand(config, log, command, args);
   process.stdout.write(`${formatResult(command, result, json)}\n`);
@@ -200,7 +237,8 @@ async function runDataCommand(
   let database: Database | null = null;
   try {
     const withKey = await ensureAppKey(config, (message) => log.warn(message));
-    database = await openStore(withKey, log, command !== 'migrate');
+    // migrate runs its own migrations; a backup copies the store as it is.
+    database = await openStore(withKey, log, command !== 'migrate' && command !== 'backup');
     return await DATA_COMMANDS[command]({ config: withKey, database, clock: systemClock, log }, args);
   } finally {
     await database?.close();
@@ -272,7 +310,11 @@ function quiet(log: Logger) {
 
 /** Prints a failure readably: the message, then one line per field error. */
 function report(error: unknown): number {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof RestoreRefusedError
+  ) {
     process.stderr.write(`${error.message}\n`);
   } else if (error instanceof AppError || error instanceof ControlCommandError) {
     process.stderr.write(`Error: ${error.message}\n`);

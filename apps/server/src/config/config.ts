@@ -161,6 +161,8 @@ export const ZEnv = z.object({
       .default('true')
       .transform((value) => value === 'true' || value === '1'),
   ),
+  // PostgreSQL: how long a running job stays leased without a renewal from its worker (queue/job-lease.ts).
+  JOB_LEASE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(5).max(600).default(60)),
   // Seconds a handoff may wait unclaimed before the operators get a mail; 0 turns the mail off.
   HANDOFF_MAIL_AFTER_SECONDS: z.preprocess(
     emptyToUndefined,
@@ -275,6 +277,8 @@ export type Config = Readonly<{
   shutdownDrainMs: number;
   /** Whether `npm start` also works through the job queue (RUN_JOBS; false: HTTP only, PostgreSQL only). */
   runJobs: boolean;
+  /** PostgreSQL: seconds a running job's lease lasts without renewal (JOB_LEASE_SECONDS). */
+  jobLeaseSeconds: number;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
   crawlDelayMs: number;
   /** Seconds an unclaimed handoff waits before the operators are mailed (HANDOFF_MAIL_AFTER_SECONDS); 0: never. */
@@ -437,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     runJobs: e.RUN_JOBS,
+    jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
     handoffMailAfterSeconds: e.HANDOFF_MAIL_AFTER_SECONDS,
     extraction: Object.freeze({

@@ -29,6 +29,8 @@ export type Database = {
   features: DatabaseFeatures;
   /** LISTEN on a channel of this store (db/notifications.ts): every NOTIFY committed on it, by any instance. */
   listen: StoreNotifications['listen'];
+  /** Embedded store only: a tar of its data dir, taken between two groups of statements (cli backup). */
+  dumpDataDir?(): Promise<Uint8Array>;
   close(): Promise<void>;
 };
 
@@ -53,14 +55,15 @@ type EmbeddedOptions = {
 /**
  * Opens the embedded store (PGlite + pgvector + pg_trgm, in its own thread) under
  * `DATA_DIR/pgdata`, with a buffer cache of `cacheMb` (`EMBEDDED_CACHE_MB`) or one sized from the
- * data it holds (db/embedded-cache.ts).
+ * data it holds (db/embedded-cache.ts). With `loadDump` (a tar made by `dumpDataDir`) an empty
+ * `pgdata` is first filled from that dump (cli restore).
  */
 export async function openEmbeddedDatabase(
-  options: EmbeddedOptions & { dataDir: string },
+  options: EmbeddedOptions & { dataDir: string; loadDump?: string },
 ): Promise<EmbeddedDatabase> {
   const pgdata = join(options.dataDir, 'pgdata');
-  const cacheMb = await cacheMbFor(pgdata, options.cacheMb);
-  const database = await openStoreThread({ pgdata, loadDump: null, cacheMb }, options);
+  const cacheMb = options.loadDump ? (options.cacheMb ?? 16) : await cacheMbFor(pgdata, options.cacheMb);
+  const database = await openStoreThread({ pgdata, loadDump: options.loadDump ?? null, cacheMb }, options);
   options.log.info(`embedded store: ${cacheMb} MB buffer cache`);
   return database;
 }
@@ -128,6 +131,9 @@ async function openStoreThread(
   return { ...database, dumpDataDir: () => thread.dump(), thread };
 }
 
+/** How long opening a PostgreSQL connection may take before the query that needed it fails. */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
+
 /** Opens PostgreSQL at `url` with a pool of `poolSize` connections. */
 export async function openPostgresDatabase(options: {
   url: string;
@@ -137,7 +143,17 @@ export async function openPostgresDatabase(options: {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
+    // A connect that gets no answer fails instead of leaving the request waiting.
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     onConnect: sessionSetup(options.log),
+  });
+  // pg-pool listens for errors only on idle clients. A server that goes away (restart, failover)
+  // ends every connection with an error, also on a client that is checked out between two
+  // statements (a transaction, a job's lease): unheard, that 'error' event would end the process.
+  // Logged here; the statement in flight fails on its own, and the pool drops the broken client
+  // when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.log.warn(`database connection lost: ${error.message}`));
   });
   const notifications = postgresNotifications(options.url, options.log);
   return finishOpen(pool, 'postgres', options.log, { notifications, afterPoolEnd: async () => {} });

@@ -1,6 +1,7 @@
 import { ERROR_CODES, type ErrorCode, type TServiceError } from '@service/contract';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/pg-errors.js';
 import { AppError, type FieldErrors, validationError } from '../errors/app-error.js';
 
 /** Fastify's own request errors, mapped to the contract's codes (anything else is a 500). */
@@ -30,6 +31,8 @@ export function serviceErrorBody(error: AppError): TServiceError {
 /** Logs a rejected or failed request the way the error handler does (5xx as errors). */
 export function logRequestError(log: FastifyBaseLogger, raw: unknown, error: AppError): void {
   if (error.status >= 500 && error.code !== 'not_ready') log.error({ err: raw }, 'request failed');
+  else if (error.code === 'not_ready' && !(raw instanceof AppError))
+    log.warn({ err: raw }, 'request refused: the database is unavailable');
   else log.info({ code: error.code, status: error.status }, 'request rejected');
 }
 
@@ -96,6 +99,8 @@ export function toAppError(error: unknown): AppError {
     if (error.statusCode === 415) return new AppError('unsupported_media_type');
   }
   if (error instanceof SyntaxError) return new AppError('malformed_json');
+  // The database is down or restarting: 503 at once (as /readyz says), not a 500.
+  if (isDatabaseUnavailable(error)) return new AppError('not_ready', { retryAfter: 5 });
   return new AppError('internal_error');
 }
 

@@ -54,16 +54,39 @@ export type RateLimits = {
   close(): Promise<void>;
 };
 
+/** Where the Redis state changes of the limiters are logged. */
+export type RedisStateLog = { warn(msg: string): void; info(msg: string): void };
+
+/**
+ * A Redis outage must not crash the process (an 'error' listener), and the insurance limiter
+ * takes over: counts are then per instance, which is logged once at warn level when Redis is
+ * lost and once at info level when it is back (shared counting again).
+ */
+function watchRedis(redis: Redis, log: RedisStateLog | undefined): void {
+  let lost = false;
+  const down = (reason: string) => {
+    if (lost) return;
+    lost = true;
+    log?.warn(`rate limits: Redis is unreachable (${reason}); counting per instance until it is back`);
+  };
+  redis.on('error', (error: Error) => down(error.message || 'connection error'));
+  redis.on('close', () => down('connection closed'));
+  redis.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    log?.info('rate limits: Redis is back; counting shared between instances again');
+  });
+}
+
 /**
  * Builds the limiters: in-process memory by default; Redis (shared by every instance) when
  * REDIS_URL is set, with an in-memory insurance limiter if Redis is unreachable.
  */
-export function createRateLimits(config: Config): RateLimits {
+export function createRateLimits(config: Config, log?: RedisStateLog): RateLimits {
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
     : null;
-  // A Redis outage must not crash the process; the insurance limiter takes over.
-  redis?.on('error', () => {});
+  if (redis) watchRedis(redis, log);
   const build = (limit: Limit): RateLimiter => {
     const memory = new RateLimiterMemory({
       keyPrefix: limit.keyPrefix,
@@ -146,7 +169,10 @@ export function createRateLimits(config: Config): RateLimits {
       });
     },
     async close() {
-      if (redis) await redis.quit().catch(() => redis.disconnect());
+      if (!redis) return;
+      // Closing on purpose is no outage to report.
+      redis.removeAllListeners('close');
+      await redis.quit().catch(() => redis.disconnect());
     },
   };
 }

@@ -21,6 +21,15 @@ export type JobLease = {
  */
 export const POSTGRES_JOB_LEASE: JobLease = { seconds: 60, sweepSeconds: 30 };
 
+/**
+ * The lease for `JOB_LEASE_SECONDS` (default 60): the sweep runs every half lease, at most every
+ * 30 s, so a dead worker's job is failed within 1½ leases of its last renewal.
+ */
+export function jobLeaseOf(seconds: number): JobLease {
+  if (seconds === POSTGRES_JOB_LEASE.seconds) return POSTGRES_JOB_LEASE;
+  return { seconds, sweepSeconds: Math.max(1, Math.min(30, Math.floor(seconds / 2))) };
+}
+
 /** A held lease on a batch of running jobs. */
 export type HeldLease = { stop(): void };
 
