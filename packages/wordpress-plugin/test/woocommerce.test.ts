@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../../../examples/demo-shop/test/support/loopback.js';
 import { errorCode, pluginClient } from './support/plugin-calls.js';
-import { connectPlugin, signingSecretOf, startWpService, type WpService } from './support/service.js';
+import {
+  connectPlugin,
+  eventually,
+  signingSecretOf,
+  startWpService,
+  type WpService,
+} from './support/service.js';
 import { startWordPress, type WordPress, wordpressMissing } from './support/wordpress.js';
 
 const missing = wordpressMissing();
@@ -110,6 +116,66 @@ describe('commerce routes with the WooCommerce stand-in', { skip: missing ?? fal
     assert.deepEqual(
       newest.orders.map((order) => order.number),
       ['BZ-5129', 'BZ-5128'],
+    );
+  });
+
+  test('a full sync sends the products and the coupons; a price change goes as a product delta', async () => {
+    await wp.php(`
+      foreach ([['Kenya Nyeri 250 g', 'KEN-250', '16.50'], ['Colombia Huila 250 g', 'COL-250', '13.90'], ['Hand grinder', 'GRN-01', '79.00']] as [$name, $sku, $price]) {
+        wp_insert_post(['post_type' => 'product', 'post_status' => 'publish', 'post_title' => $name,
+          'post_content' => $name . ': roasted in small batches.', 'meta_input' => ['_sku' => $sku, '_price' => $price,
+          '_regular_price' => $price, '_stock_status' => 'instock']]);
+      }
+      return true;
+    `);
+    const started = await wp.php<Record<string, unknown>>('return ChatAgent\\SyncRunner::start();');
+    assert.ok(started, 'the sync started');
+    const done = await eventually(
+      async () => {
+        await wp.runCron();
+        return wp.php<{ status: string }>('return ChatAgent\\SyncRunner::status();');
+      },
+      (status) => status.status === 'done' || status.status === 'failed',
+      120_000,
+    );
+    assert.equal(done.status, 'done', JSON.stringify(done));
+    assert.equal(await svc.documentCount('product'), 3);
+    const db = svc.service.t.database.db;
+    const products = await db
+      .selectFrom('sources')
+      .select(['config'])
+      .where('agent_id', '=', svc.agentId)
+      .where('type', '=', 'products')
+      .executeTakeFirstOrThrow();
+    const coupons = (products.config as { coupons?: Array<{ code: string }> }).coupons ?? [];
+    assert.deepEqual(
+      coupons.map((coupon) => coupon.code),
+      ['WELCOME10'],
+    );
+    const agent = await db
+      .selectFrom('agents')
+      .select('site_type')
+      .where('id', '=', svc.agentId)
+      .executeTakeFirstOrThrow();
+    assert.equal(agent.site_type, 'ecommerce', 'the first product switched the agent to ecommerce');
+
+    // A price change is a product delta: the service re-indexes the product with its new price.
+    await wp.php(`
+      $id = (int) get_posts(['post_type' => 'product', 'title' => 'Kenya Nyeri 250 g', 'fields' => 'ids', 'numberposts' => 1])[0];
+      update_post_meta($id, '_price', '18.00');
+      update_post_meta($id, '_regular_price', '18.00');
+      wp_update_post(['ID' => $id, 'post_content' => 'Kenya Nyeri 250 g: roasted in small batches, now priced 18.00.']);
+      return $id;
+    `);
+    await svc.waitIndexed();
+    const hits = await eventually(
+      () => svc.search('Kenya Nyeri price'),
+      (list) => list.some((hit) => hit.text.includes('18.00')),
+      60_000,
+    );
+    assert.ok(
+      hits.some((hit) => hit.text.includes('18.00')),
+      JSON.stringify(hits),
     );
   });
 
