@@ -75,4 +75,29 @@ describe('the plugin zip installs through WordPress', { skip: missing ?? false }
     assert.equal(unsigned.status, 401);
     assert.equal(errorCode(unsigned), 'missing_signature');
   });
+
+  test('deactivating stops the schedules and keeps the settings', async () => {
+    const cronHooks = `
+      $hooks = [];
+      foreach ((array) _get_cron_array() as $byHook) {
+        foreach ((array) $byHook as $hook => $unused) { if (strpos((string) $hook, 'chat_agent') === 0) { $hooks[] = $hook; } }
+      }
+      sort($hooks);
+      return $hooks;
+    `;
+    const scheduled = await wp.php<string[]>(`
+      update_option('chat_agent_service_url', 'http://127.0.0.1:9');
+      wp_schedule_single_event(time() + 300, 'chat_agent_sync_batch');
+      wp_schedule_single_event(time() + 300, 'chat_agent_delta');
+      ${cronHooks}
+    `);
+    assert.deepEqual(scheduled, ['chat_agent_delta', 'chat_agent_sync_batch']);
+    const after = await wp.php<{ hooks: string[]; url: unknown }>(`
+      require_once ABSPATH . 'wp-admin/includes/plugin.php';
+      deactivate_plugins('chat-agent/chat-agent.php');
+      $hooks = (function () { ${cronHooks} })();
+      return ['hooks' => $hooks, 'url' => get_option('chat_agent_service_url')];
+    `);
+    assert.deepEqual(after, { hooks: [], url: 'http://127.0.0.1:9' });
+  });
 });
