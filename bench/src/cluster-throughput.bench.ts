@@ -1,0 +1,164 @@
+/**
+ * Throughput of the multi-instance set with 1, 2 and 3 service instances behind nginx (one
+ * worker, PostgreSQL, Redis, a fake model on loopback), side by side in one run: widget inits,
+ * widget answers and signed site syncs (50 posts a batch), each a closed loop of `--connections`
+ * clients for `--seconds`; requests per second, the ratio to one instance, and the database
+ * connections each instance holds. The figures behind docs/scaling.md.
+ *
+ *   npm run bench:cluster --workspace bench -- --instances 1,2,3 --seconds 15 --connections 16
+ */
+import { randomBytes } from 'node:crypto';
+import { SIGNATURE_HEADER, signRequest } from '@service/contract';
+import pg from 'pg';
+import { clusterUnavailable, startCluster } from '../../scripts/cluster/start-cluster.mjs';
+import { type Ctx, call, clusterEnv, dataOf, ORIGIN, postRecord, setUp } from './support/cluster-traffic.js';
+import { startFakeOpenAi } from './support/fake-openai.js';
+import { argument, formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';
+
+const sizes = (argument('instances') ?? '1,2,3').split(',').map(Number);
+const seconds = Number(argument('seconds') ?? 15);
+const connections = Number(argument('connections') ?? 16);
+if (!sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 8) || !(seconds > 0) || !(connections > 0)) {
+  console.error('usage: cluster-throughput.bench.ts [--instances 1,2,3] [--seconds 15] [--connections 16]');
+  process.exit(2);
+}
+
+type Scenario = 'widget init' | 'widget answer' | 'site sync (50 posts)';
+const SCENARIOS: Scenario[] = ['widget init', 'widget answer', 'site sync (50 posts)'];
+type Result = { perSecond: number; p50: number; p99: number; errors: number };
+
+const widgetHeaders = (token?: string) => ({
+  'content-type': 'application/json',
+  origin: ORIGIN,
+  ...(token ? { authorization: `Bearer ${token}` } : {}),
+});
+
+async function initVisitor(ctx: Ctx): Promise<{ status: number; token: string | null }> {
+  const answer = await call(ctx.cluster.url, 'POST', '/v1/widget/init', {
+    headers: widgetHeaders(),
+    body: JSON.stringify({ agent_id: ctx.agentId, anon_id: `tp${randomBytes(10).toString('hex')}` }),
+  });
+  const token = dataOf(answer.json).token;
+  return { status: answer.status, token: typeof token === 'string' ? token : null };
+}
+
+/** One request of the scenario; answers its status. */
+async function once(scenario: Scenario, ctx: Ctx, tokens: string[]): Promise<number> {
+  if (scenario === 'widget init') return (await initVisitor(ctx)).status;
+  if (scenario === 'widget answer') {
+    const token = tokens[Math.floor(Math.random() * tokens.length)] ?? '';
+    const answer = await call(ctx.cluster.url, 'POST', '/v1/widget/messages', {
+      headers: widgetHeaders(token),
+      body: JSON.stringify({ message: 'How long does shipping take?' }),
+    });
+    return answer.status;
+  }
+  const posts = Array.from({ length: 50 }, () => {
+    ctx.nextPost += 1;
+    return postRecord(1 + (ctx.nextPost % 500), ctx.nextPost);
+  });
+  const body = JSON.stringify({ agent_id: ctx.agentId, site_url: ORIGIN, plugin_version: 'bench', posts });
+  const answer = await call(ctx.cluster.url, 'POST', '/api/v1/wp/posts/sync', {
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${ctx.siteToken}`,
+      [SIGNATURE_HEADER]: signRequest(ctx.siteToken, body, Math.floor(Date.now() / 1000)),
+    },
+    body,
+  });
+  return answer.status;
+}
+
+/** `connections` clients, each sending the next request when the last one is answered. */
+async function closedLoop(scenario: Scenario, ctx: Ctx, tokens: string[]): Promise<Result> {
+  const times: number[] = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  const client = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      const status = await once(scenario, ctx, tokens).catch(() => 0);
+      if (status >= 200 && status < 300) times.push(performance.now() - t0);
+      else errors += 1;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, client));
+  const elapsed = (performance.now() - started) / 1000;
+  const summary = summarize(times);
+  return { perSecond: times.length / elapsed, p50: summary.p50, p99: summary.p99, errors };
+}
+
+async function main(): Promise<void> {
+  const unavailable = await clusterUnavailable({ installNginx: true });
+  if (unavailable) {
+    console.error(`cluster bench: cannot start the set: ${unavailable}`);
+    process.exit(1);
+  }
+  const fake = await startFakeOpenAi(['Shipping takes two days. ', 'Anything else?']);
+  const results = new Map<number, Map<Scenario, Result>>();
+  const connectionsPerInstance = new Map<number, number>();
+  try {
+    for (const size of sizes) {
+      process.stderr.write(`cluster bench: ${size} instance(s)…\n`);
+      const cluster = await startCluster({ instances: size, workers: 1, env: clusterEnv(fake.baseUrl) });
+      try {
+        const ctx = await setUp(cluster);
+        const tokens: string[] = [];
+        for (let i = 0; i < 50; i += 1) {
+          const visitor = await initVisitor(ctx);
+          if (visitor.token) tokens.push(visitor.token);
+        }
+        const row = new Map<Scenario, Result>();
+        for (const scenario of SCENARIOS) {
+          row.set(scenario, await closedLoop(scenario, ctx, tokens));
+          process.stderr.write(`  ${scenario}: ${row.get(scenario)?.perSecond.toFixed(1)}/s\n`);
+        }
+        results.set(size, row);
+        const db = new pg.Client({ connectionString: cluster.databaseUrl });
+        await db.connect();
+        const held = await db.query<{ n: string }>(
+          'select count(*)::text as n from pg_stat_activity where datname = current_database()',
+        );
+        await db.end();
+        // The bench's own client is one of them; the workers hold the rest beside the instances.
+        connectionsPerInstance.set(size, (Number(held.rows[0]?.n) - 1) / (size + 1));
+      } finally {
+        await cluster.stop();
+      }
+    }
+  } finally {
+    await fake.close();
+  }
+
+  const base = results.get(sizes[0] ?? 1);
+  console.log(
+    `\n## Throughput with ${sizes.join(', ')} instance(s) behind nginx (${connections} clients, ${seconds} s per scenario, 1 worker, PostgreSQL + Redis, fake model)\n`,
+  );
+  const rows: string[][] = [];
+  for (const scenario of SCENARIOS) {
+    for (const size of sizes) {
+      const result = results.get(size)?.get(scenario);
+      const first = base?.get(scenario);
+      if (!result || !first) continue;
+      rows.push([
+        `${scenario}, ${size} instance(s)`,
+        result.perSecond.toFixed(1),
+        formatRatio(result.perSecond / first.perSecond),
+        formatMs(result.p50),
+        formatMs(result.p99),
+        String(result.errors),
+      ]);
+    }
+  }
+  console.log(markdownTable(['scenario', 'req/s', `vs ${sizes[0]}`, 'p50 ms', 'p99 ms', 'errors'], rows));
+  console.log('\nDatabase connections per process (instances and the worker, each its own pools):\n');
+  console.log(
+    markdownTable(
+      ['instances', 'connections per process'],
+      sizes.map((size) => [String(size), (connectionsPerInstance.get(size) ?? 0).toFixed(1)]),
+    ),
+  );
+}
+
+await main();
