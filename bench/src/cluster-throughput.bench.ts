@@ -25,7 +25,7 @@ if (!sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 8) || !(seconds > 
 
 type Scenario = 'widget init' | 'widget answer' | 'site sync (50 posts)';
 const SCENARIOS: Scenario[] = ['widget init', 'widget answer', 'site sync (50 posts)'];
-type Result = { perSecond: number; p50: number; p99: number; errors: number };
+type Result = { perSecond: number; p50: number; p99: number; errors: number; firstError: string | null };
 
 const widgetHeaders = (token?: string) => ({
   'content-type': 'application/json',
@@ -42,16 +42,34 @@ async function initVisitor(ctx: Ctx): Promise<{ status: number; token: string | 
   return { status: answer.status, token: typeof token === 'string' ? token : null };
 }
 
-/** One request of the scenario; answers its status. */
-async function once(scenario: Scenario, ctx: Ctx, tokens: string[]): Promise<number> {
-  if (scenario === 'widget init') return (await initVisitor(ctx)).status;
+/** One request of the scenario; answers its status and, when refused, what the body said. */
+async function once(
+  scenario: Scenario,
+  ctx: Ctx,
+  tokens: string[],
+): Promise<{ status: number; body: unknown }> {
+  const answer = await send(scenario, ctx, tokens);
+  return { status: answer.status, body: answer.json };
+}
+
+async function send(
+  scenario: Scenario,
+  ctx: Ctx,
+  tokens: string[],
+): Promise<{ status: number; json: unknown }> {
+  if (scenario === 'widget init') {
+    return call(ctx.cluster.url, 'POST', '/v1/widget/init', {
+      headers: widgetHeaders(),
+      body: JSON.stringify({ agent_id: ctx.agentId, anon_id: `tp${randomBytes(10).toString('hex')}` }),
+    });
+  }
   if (scenario === 'widget answer') {
     const token = tokens[Math.floor(Math.random() * tokens.length)] ?? '';
     const answer = await call(ctx.cluster.url, 'POST', '/v1/widget/messages', {
       headers: widgetHeaders(token),
       body: JSON.stringify({ message: 'How long does shipping take?' }),
     });
-    return answer.status;
+    return answer;
   }
   const posts = Array.from({ length: 50 }, () => {
     ctx.nextPost += 1;
@@ -66,27 +84,34 @@ async function once(scenario: Scenario, ctx: Ctx, tokens: string[]): Promise<num
     },
     body,
   });
-  return answer.status;
+  return answer;
 }
 
 /** `connections` clients, each sending the next request when the last one is answered. */
 async function closedLoop(scenario: Scenario, ctx: Ctx, tokens: string[]): Promise<Result> {
   const times: number[] = [];
   let errors = 0;
+  let firstError: string | null = null;
   const end = performance.now() + seconds * 1000;
   const client = async () => {
     while (performance.now() < end) {
       const t0 = performance.now();
-      const status = await once(scenario, ctx, tokens).catch(() => 0);
-      if (status >= 200 && status < 300) times.push(performance.now() - t0);
-      else errors += 1;
+      const answer = await once(scenario, ctx, tokens).catch((error: unknown) => ({
+        status: 0,
+        body: error instanceof Error ? error.message : String(error),
+      }));
+      if (answer.status >= 200 && answer.status < 300) times.push(performance.now() - t0);
+      else {
+        errors += 1;
+        firstError ??= `${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`;
+      }
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: connections }, client));
   const elapsed = (performance.now() - started) / 1000;
   const summary = summarize(times);
-  return { perSecond: times.length / elapsed, p50: summary.p50, p99: summary.p99, errors };
+  return { perSecond: times.length / elapsed, p50: summary.p50, p99: summary.p99, errors, firstError };
 }
 
 async function main(): Promise<void> {
@@ -152,6 +177,12 @@ async function main(): Promise<void> {
     }
   }
   console.log(markdownTable(['scenario', 'req/s', `vs ${sizes[0]}`, 'p50 ms', 'p99 ms', 'errors'], rows));
+  for (const [size, row] of results) {
+    for (const [scenario, result] of row) {
+      if (result.firstError)
+        console.log(`first refusal, ${scenario}, ${size} instance(s): ${result.firstError}`);
+    }
+  }
   console.log('\nDatabase connections per process (instances and the worker, each its own pools):\n');
   console.log(
     markdownTable(
