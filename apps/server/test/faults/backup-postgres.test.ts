@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { generateAppKey } from '../../src/config/app-key.js';
 import { field, runCli, ServiceProcess, text } from '../support/processes.js';
 import {
   clusterUnavailable,
+  createDatabases,
   PG_BIN,
   type PrivateCluster,
   startPrivateCluster,
@@ -46,12 +46,7 @@ describe('PostgreSQL: pg_dump -Fc / pg_restore round trip with the master key', 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'svc-pgdump-'));
     cluster = await startPrivateCluster();
-    const admin = new pg.Client({ connectionString: cluster.url() });
-    await admin.connect();
-    await admin.query('create database svc');
-    await admin.query('create database svc_restored');
-    await admin.query('create database svc_other_key');
-    await admin.end();
+    await createDatabases(cluster, 'svc', 'svc_restored', 'svc_other_key');
     env = {
       DATABASE_URL: cluster.url('svc'),
       APP_KEY: generateAppKey(),

@@ -8,7 +8,12 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { generateAppKey } from '../../src/config/app-key.js';
 import { field, ServiceProcess, text } from '../support/processes.js';
-import { clusterUnavailable, type PrivateCluster, startPrivateCluster } from './support/private-cluster.js';
+import {
+  clusterUnavailable,
+  createDatabases,
+  type PrivateCluster,
+  startPrivateCluster,
+} from './support/private-cluster.js';
 import { bootstrapOwner, createAgent, ORIGIN, sleep } from './support/service-http.js';
 
 const skip = process.env.TEST_DATABASE_URL
@@ -34,10 +39,7 @@ describe('PostgreSQL restarted under traffic: fail fast, recover alone, lose not
 
   before(async () => {
     cluster = await startPrivateCluster();
-    const admin = new pg.Client({ connectionString: cluster.url() });
-    await admin.connect();
-    await admin.query('create database svc');
-    await admin.end();
+    await createDatabases(cluster, 'svc');
     env = {
       DATABASE_URL: cluster.url('svc'),
       APP_KEY: generateAppKey(),

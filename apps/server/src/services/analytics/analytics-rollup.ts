@@ -10,13 +10,13 @@ import { conversationsOnDays, dailyCounts, questionCounts, sourceCounts } from '
  */
 export async function refreshAnalytics(db: Kysely<DB>, workspaceId: string): Promise<string[]> {
   // The common case (nothing changed since the last read) costs one index probe, no write.
-  const any = await db
+  const dirty = await db
     .selectFrom('analytics_dirty_days')
     .select('workspace_id')
     .where('workspace_id', '=', workspaceId)
     .limit(1)
     .executeTakeFirst();
-  if (!any) return [];
+  if (!dirty) return [];
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ day: string }>`
       delete from analytics_dirty_days where workspace_id = ${workspaceId}

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 
 const run = promisify(execFile);
 export const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -87,4 +88,15 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Creates the named databases on the cluster (names are the tests' own, never input). */
+export async function createDatabases(cluster: PrivateCluster, ...names: string[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: cluster.url() });
+  await admin.connect();
+  try {
+    for (const name of names) await admin.query(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
 }
