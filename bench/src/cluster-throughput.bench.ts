@@ -140,6 +140,16 @@ async function main(): Promise<void> {
           process.stderr.write(`  ${scenario}: ${row.get(scenario)?.perSecond.toFixed(1)}/s\n`);
         }
         results.set(size, row);
+        // A refusal with a 500 is a bug: show what the processes logged at error level.
+        for (const processInfo of [...cluster.instances, ...cluster.workers]) {
+          const errorsLogged = processInfo
+            .log()
+            .split('\n')
+            .filter((line) => /"level":(50|60)/.test(line));
+          for (const line of errorsLogged.slice(0, 3)) {
+            console.log(`${processInfo.name} logged: ${line.slice(0, 1500)}`);
+          }
+        }
         const db = new pg.Client({ connectionString: cluster.databaseUrl });
         await db.connect();
         const held = await db.query<{ n: string }>(

@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
+  chmodSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -240,6 +241,10 @@ export async function startCluster(options = {}) {
   const database = `svc_cluster_${id}`;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), `svc-cluster-${id}-`));
   mkdirSync(dir, { recursive: true });
+  // Started as root, nginx's workers run as an unprivileged user: they must be able to reach
+  // their temporary directories under `dir` (mkdtemp makes it 0700), or every request body
+  // larger than the in-memory buffer (16 KiB) fails with a 500 before reaching an instance.
+  if (process.getuid?.() === 0) chmodSync(dir, 0o711);
   const redisDb = options.redisDb ?? 1 + (randomBytes(1)[0] % 15);
   const redisUrl = `${baseRedisUrl().replace(/\/\d*$/, '')}/${redisDb}`;
   const appKey = `base64:${randomBytes(32).toString('base64')}`;

@@ -2,9 +2,11 @@
 // job and each webhook delivery runs exactly once, and a crawl of one source never runs twice at
 // the same time, even when two instances take the start requests at once.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { SIGNATURE_HEADER, signRequest } from '@service/contract';
 import { type Cluster, startCluster } from '../../../../scripts/cluster/start-cluster.mjs';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fake-site.js';
 import {
@@ -14,6 +16,7 @@ import {
   createAgent,
   dataOf,
   eventually,
+  ORIGIN,
   query,
   send,
   widgetCall,
@@ -167,6 +170,65 @@ describe('cluster: two workers run each job once', { skip }, () => {
       [...perJob.values()],
       jobs.map(() => 1),
       'each index job ran exactly once',
+    );
+  });
+
+  test('a site sync larger than nginx keeps in memory passes through it; each post is indexed once', async () => {
+    const agentId = await createAgent(cluster);
+    const token = dataOf(
+      await send(cluster.url, 'POST', '/api/v1/admin/tokens', {
+        headers: adminAuth(cluster),
+        body: { name: 'Cluster site', abilities: ['wp:integration'] },
+      }),
+      201,
+    );
+    const siteToken = String(token.token);
+    const posts = Array.from({ length: 50 }, (_, i) => {
+      const text = `Post ${i} tells how parcel ${i} is packed in the warehouse and shipped within ${i % 4} days.`;
+      return {
+        wp_id: 1000 + i,
+        post_type: 'post',
+        permalink: `${ORIGIN}/blog/post-${i}`,
+        title: `Post ${i}`,
+        content_html: `<p>${text}</p>`.repeat(4),
+        excerpt: text.slice(0, 60),
+        content_hash: randomBytes(32).toString('hex'),
+        modified_at: new Date().toISOString(),
+        language: 'en-us',
+        taxonomy_terms: ['shipping'],
+      };
+    });
+    const body = JSON.stringify({ agent_id: agentId, site_url: ORIGIN, plugin_version: 'cluster', posts });
+    // nginx buffers request bodies up to 16 KiB in memory and writes larger ones to its temporary
+    // directory: this one goes through the file.
+    assert.ok(body.length > 32 * 1024, `body of ${body.length} bytes`);
+    const res = await fetch(`${cluster.url}/api/v1/wp/posts/sync`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${siteToken}`,
+        [SIGNATURE_HEADER]: signRequest(siteToken, body, Math.floor(Date.now() / 1000)),
+      },
+      body,
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.equal((JSON.parse(text) as { data: { queued: number } }).data.queued, posts.length);
+    const documents = await eventually('every post indexed', async () => {
+      const rows = await query<{ external_id: string; chunks: string }>(
+        cluster,
+        `select d.external_id, count(c.id) as chunks from documents d
+         join sources s on s.id = d.source_id left join chunks c on c.document_id = d.id
+         where s.agent_id = $1 group by d.id, d.external_id`,
+        [agentId],
+      );
+      return rows.length === posts.length && rows.every((row) => Number(row.chunks) > 0) ? rows : undefined;
+    });
+    assert.deepEqual(
+      documents.map((row) => Number(row.external_id)).sort((a, b) => a - b),
+      posts.map((post) => post.wp_id),
+      'one document per post',
     );
   });
 
