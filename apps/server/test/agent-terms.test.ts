@@ -78,6 +78,19 @@ describe('agent_terms: document frequencies kept by triggers on chunks', () => {
   });
   after(() => t.close());
 
+  test('the full-text and vocabulary indexes keep their pending lists short', async () => {
+    // New entries of a GIN index wait in a pending list that every search reads whole, until a
+    // VACUUM merges it; the embedded store has no autovacuum. Bounded lists are merged by inserts.
+    const result = await sql<{ relname: string; reloptions: string[] | null }>`
+      select relname, reloptions from pg_class
+      where relname in ('chunks_tsv_idx', 'agent_words_trgm_idx') order by relname`.execute(t.database.db);
+    const options = Object.fromEntries(result.rows.map((row) => [row.relname, row.reloptions ?? []]));
+    assert.deepEqual(options.chunks_tsv_idx, ['gin_pending_list_limit=256']);
+    if (t.database.features.trigram) {
+      assert.deepEqual(options.agent_words_trgm_idx, ['gin_pending_list_limit=64']);
+    }
+  });
+
   test('inserts count each chunk once per lexeme, and the chunk total under the empty term', async () => {
     const [first, second] = agents as [string, string];
     await page(first, ['Refunds take five days.', 'A refund is paid to the card; refunds are final.']);

@@ -19,6 +19,13 @@ const OPTIONAL_SCHEMA: ReadonlyArray<{ feature: keyof DatabaseFeatures; statemen
     statement: 'create index if not exists agent_words_trgm_idx on agent_words using gin (word gin_trgm_ops)',
   },
   {
+    // New words wait in the index's pending list until a VACUUM merges them, and every typo
+    // lookup reads the whole list; the vocabulary table only grows, so it is seldom vacuumed.
+    // A 64 kB list (the least allowed) is merged by the insert that fills it.
+    feature: 'trigram',
+    statement: 'alter index agent_words_trgm_idx set (gin_pending_list_limit = 64)',
+  },
+  {
     // One vector per distinct chunk text of an agent and embedding model. `dims` is stored so
     // a provider with another dimension never gets compared with these vectors.
     feature: 'vector',

@@ -80,8 +80,12 @@ export async function queryStatistics(
   if (words.length === 0 && !options.strict) return { chunks: 0, terms: [], strict: '' };
   const { config } = options;
   const agent = scope.agentId;
+  // One primary-key lookup of the whole (agent, term) per lexeme, as a subquery the planner
+  // cannot turn into a join: with "term = any(…)" or a join, and the statistics of a table
+  // not yet analyzed, it read every term of the agent (thousands) for each word.
   const dfOf = (terms: ReturnType<typeof sql>) =>
-    sql`coalesce((select max(a.df) from agent_terms a where a.agent_id = ${agent} and a.term = any(${terms})), 0)`;
+    sql`coalesce((select max((select a.df from agent_terms a where a.agent_id = ${agent} and a.term = l.term))
+      from unnest(${terms}) as l(term)), 0)`;
   // Each word's typing slips, space-separated (a word has no space), read by its row of `w`.
   const slips = words.map((word) =>
     options.correct && options.slips !== false ? typingSlips(word).join(' ') : '',
@@ -95,11 +99,14 @@ export async function queryStatistics(
     ? sql`left join lateral (
         select f.word, f.form, f.sim, f.df, f.edit
         from (
-          select v.word, similarity(v.word, d.word) as sim, true as edit, ${candidate(sql`v.word`)}
-          from agent_words v
+          select s.word, similarity(s.word, d.word) as sim, true as edit, ${candidate(sql`s.word`)}
+          -- Each slip is one primary-key lookup (a subquery, never a join or "word = any(…)",
+          -- which the planner could answer with a scan of the agent's whole vocabulary or one
+          -- trigram index scan per slip, about a hundred per word).
+          from unnest(string_to_array(d.slips, ' ')) as s(word)
           where d.df_simple = 0 and d.df_configured = 0 and d.slips <> ''
             and not exists (select 1 from agent_words k where k.agent_id = ${agent} and k.word = d.word)
-            and v.agent_id = ${agent} and v.word = any(string_to_array(d.slips, ' '))
+            and (select true from agent_words v where v.agent_id = ${agent} and v.word = s.word)
           union all
           (select v.word, similarity(v.word, d.word) as sim, false as edit, ${candidate(sql`v.word`)}
           from agent_words v
