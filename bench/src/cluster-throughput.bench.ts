@@ -11,7 +11,18 @@ import { randomBytes } from 'node:crypto';
 import { SIGNATURE_HEADER, signRequest } from '@service/contract';
 import pg from 'pg';
 import { clusterUnavailable, startCluster } from '../../scripts/cluster/start-cluster.mjs';
-import { type Ctx, call, clusterEnv, dataOf, ORIGIN, postRecord, setUp } from './support/cluster-traffic.js';
+import {
+  type Ctx,
+  call,
+  clusterEnv,
+  commandCpuMs,
+  cpuMs,
+  dataOf,
+  machineBusyMs,
+  ORIGIN,
+  postRecord,
+  setUp,
+} from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';
 
@@ -25,7 +36,19 @@ if (!sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 8) || !(seconds > 
 
 type Scenario = 'widget init' | 'widget answer' | 'site sync (50 posts)';
 const SCENARIOS: Scenario[] = ['widget init', 'widget answer', 'site sync (50 posts)'];
-type Result = { perSecond: number; p50: number; p99: number; errors: number; firstError: string | null };
+type Result = {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  firstError: string | null;
+  /** CPU ms per answered request: the service's processes (instances and worker), the whole machine. */
+  serviceCpu: number;
+  databaseCpu: number;
+  machineCpu: number;
+  /** Seconds the worker needed after the loop to finish the queued jobs (site sync). */
+  drain: number;
+};
 
 const widgetHeaders = (token?: string) => ({
   'content-type': 'application/json',
@@ -107,11 +130,51 @@ async function closedLoop(scenario: Scenario, ctx: Ctx, tokens: string[]): Promi
       }
     }
   };
+  const pids = [...ctx.cluster.instances, ...ctx.cluster.workers].map((process) => process.pid);
+  const serviceBefore = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const databaseBefore = commandCpuMs('postgres');
+  const machineBefore = machineBusyMs();
   const started = performance.now();
   await Promise.all(Array.from({ length: connections }, client));
   const elapsed = (performance.now() - started) / 1000;
+  // A sync is answered once its posts are queued: their indexing is part of its cost.
+  const drainStarted = performance.now();
+  if (scenario === 'site sync (50 posts)') await queueDrained(ctx);
+  const drain = (performance.now() - drainStarted) / 1000;
+  const serviceCpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - serviceBefore;
+  const machineCpu = machineBusyMs() - machineBefore;
+  const databaseCpu = commandCpuMs('postgres') - databaseBefore;
   const summary = summarize(times);
-  return { perSecond: times.length / elapsed, p50: summary.p50, p99: summary.p99, errors, firstError };
+  const answered = Math.max(1, times.length);
+  return {
+    perSecond: times.length / elapsed,
+    p50: summary.p50,
+    p99: summary.p99,
+    errors,
+    firstError,
+    serviceCpu: serviceCpu / answered,
+    databaseCpu: databaseCpu / answered,
+    machineCpu: machineCpu / answered,
+    drain,
+  };
+}
+
+/** Waits (at most 5 minutes) until the job queue holds no index job still to run. */
+async function queueDrained(ctx: Ctx): Promise<void> {
+  const db = new pg.Client({ connectionString: ctx.cluster.databaseUrl });
+  await db.connect();
+  try {
+    const until = performance.now() + 300_000;
+    while (performance.now() < until) {
+      const waiting = await db.query<{ n: string }>(
+        `select count(*)::text as n from pgboss.job where name = 'index-document' and state in ('created', 'retry', 'active')`,
+      );
+      if (Number(waiting.rows[0]?.n) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await db.end();
+  }
 }
 
 async function main(): Promise<void> {
@@ -183,10 +246,36 @@ async function main(): Promise<void> {
         formatMs(result.p50),
         formatMs(result.p99),
         String(result.errors),
+        result.serviceCpu.toFixed(1),
+        result.databaseCpu.toFixed(1),
+        result.machineCpu.toFixed(1),
+        scenario === 'site sync (50 posts)' ? result.drain.toFixed(1) : '',
       ]);
     }
   }
-  console.log(markdownTable(['scenario', 'req/s', `vs ${sizes[0]}`, 'p50 ms', 'p99 ms', 'errors'], rows));
+  console.log(
+    markdownTable(
+      [
+        'scenario',
+        'req/s',
+        `vs ${sizes[0]}`,
+        'p50 ms',
+        'p99 ms',
+        'errors',
+        'service CPU ms/req',
+        'PostgreSQL CPU ms/req',
+        'machine CPU ms/req',
+        'index drain s',
+      ],
+      rows,
+    ),
+  );
+  console.log(
+    '\nCPU ms per answered request: the service processes (instances and the worker, from /proc/<pid>/stat),' +
+      " PostgreSQL's processes, and the whole machine (from /proc/stat: also Redis, nginx, the bench itself and" +
+      ' anything else running). A site' +
+      " sync's CPU includes indexing its 50 posts, until the queue is empty (the drain after the loop).",
+  );
   for (const [size, row] of results) {
     for (const [scenario, result] of row) {
       if (result.firstError)

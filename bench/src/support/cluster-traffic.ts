@@ -5,7 +5,7 @@
  * upload) through nginx.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { SIGNATURE_HEADER, signRequest } from '@service/contract';
 import type { Cluster } from '../../../scripts/cluster/start-cluster.mjs';
 import type { Kind } from './soak-report.js';
@@ -165,6 +165,48 @@ export async function run(kind: Kind, ctx: Ctx): Promise<number> {
     }
   }
 }
+
+/** CPU time a process has used (user + system) in ms, from /proc; 0 when it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is the first, utime the 12th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time used so far by every process whose command name is `name` (e.g. `postgres`: the
+ * server and its backends), in ms. A process that ended in between takes its time with it, so
+ * compare two readings only across a span where the processes live on (pooled connections).
+ */
+export function commandCpuMs(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) total += cpuMs(Number(entry));
+    } catch {
+      // gone in between
+    }
+  }
+  return total;
+}
+
+/** CPU time the whole machine has been busy (all cores, not idle or waiting on I/O) in ms. */
+export function machineBusyMs(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((sum, value) => sum + value, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return ((total - idle) * 1000) / CLOCK_TICKS;
+}
+
+/** USER_HZ: Linux reports /proc CPU times in hundredths of a second on every common platform. */
+const CLOCK_TICKS = 100;
 
 /** RSS of a process in MB (from /proc), or null when it is gone. */
 export function rssMb(pid: number): number | null {
