@@ -1,6 +1,6 @@
 /**
  * A fake OpenAI-compatible model on loopback for the time-to-first-token benchmark: it answers
- * `POST /v1/chat/completions` at once, streaming Chat Completions SSE chunks (the role chunk,
+ * `POST /v1/chat/completions` at once (or after a set delay), streaming Chat Completions SSE chunks (the role chunk,
  * one chunk per text piece, the finish chunk, then `data: [DONE]`), all written back to back
  * without waiting. It keeps the raw body of the last request, so the benchmark can send the
  * upstream exactly what the service sent it.
@@ -33,8 +33,15 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/** Starts the fake; every answer streams `pieces` as its text. */
-export async function startFakeOpenAi(pieces: readonly string[]): Promise<FakeOpenAi> {
+/**
+ * Starts the fake; every answer streams `pieces` as its text. `firstTokenDelayMs` holds each
+ * answer that long before its first chunk, as a hosted model takes a while to start writing.
+ */
+export async function startFakeOpenAi(
+  pieces: readonly string[],
+  options: { firstTokenDelayMs?: number } = {},
+): Promise<FakeOpenAi> {
+  const delay = options.firstTokenDelayMs ?? 0;
   const events = [
     chunk({ role: 'assistant', content: '' }),
     ...pieces.map((text) => chunk({ content: text })),
@@ -52,9 +59,13 @@ export async function startFakeOpenAi(pieces: readonly string[]): Promise<FakeOp
       }
       last = body;
       served += 1;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const event of events) res.write(event);
-      res.end();
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const event of events) res.write(event);
+        res.end();
+      };
+      if (delay > 0) setTimeout(answer, delay);
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
