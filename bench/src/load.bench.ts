@@ -214,10 +214,11 @@ async function measureTtft(baseUrl: string, agentId: string) {
 }
 
 type TtftResult = Awaited<ReturnType<typeof measureTtft>>;
+type Summary = ReturnType<typeof summarize>;
 
-/** Table rows of the TTFT comparison; with a model delay, also the service's overhead (TTFT − delay). */
-function ttftRows(widget: TtftResult): string[][] {
-  const row = (what: string, a: ReturnType<typeof summarize>, b: ReturnType<typeof summarize>) => [
+/** One table row: `a` beside `b` (count, p50, p95 each) and the ratio of their p95. */
+function comparisonRow(what: string, a: Summary, b: Summary, goal: string): string[] {
+  return [
     what,
     `${a.count}`,
     formatMs(a.p50),
@@ -226,8 +227,13 @@ function ttftRows(widget: TtftResult): string[][] {
     formatMs(b.p50),
     formatMs(b.p95),
     formatRatio(b.p95 / a.p95),
-    '≤ 3x',
+    goal,
   ];
+}
+
+/** Table rows of the TTFT comparison; with a model delay, also the service's overhead (TTFT − delay). */
+function ttftRows(widget: TtftResult): string[][] {
+  const row = (what: string, a: Summary, b: Summary) => comparisonRow(what, a, b, '≤ 3x');
   const rows = [
     row(
       `widget TTFT${MODEL_DELAY_MS ? ` (model ${MODEL_DELAY_MS} ms)` : ''}: sequential vs ${CONCURRENCY} in flight`,
@@ -236,7 +242,7 @@ function ttftRows(widget: TtftResult): string[][] {
     ),
   ];
   if (MODEL_DELAY_MS > 0) {
-    const minus = (s: ReturnType<typeof summarize>) => ({
+    const minus = (s: Summary) => ({
       ...s,
       p50: s.p50 - MODEL_DELAY_MS,
       p95: s.p95 - MODEL_DELAY_MS,
@@ -360,22 +366,7 @@ async function main(): Promise<number> {
     );
 
     const widget = await measureTtft(baseUrl, shop);
-    const row = (
-      what: string,
-      a: ReturnType<typeof summarize>,
-      b: ReturnType<typeof summarize>,
-      goal: string,
-    ) => [
-      what,
-      `${a.count}`,
-      formatMs(a.p50),
-      formatMs(a.p95),
-      `${b.count}`,
-      formatMs(b.p50),
-      formatMs(b.p95),
-      formatRatio(b.p95 / a.p95),
-      goal,
-    ];
+    const row = comparisonRow;
     console.log(
       `\n${markdownTable(
         ['measure', 'n', 'p50 ms', 'p95 ms', 'n', 'p50 ms', 'p95 ms', 'p95 ratio', 'goal'],
