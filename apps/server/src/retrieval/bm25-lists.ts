@@ -8,9 +8,9 @@ import { contentTerms, usesSearchOperators } from './query-terms.js';
 import type { SearchComponents } from './search-components.js';
 import { EDIT_MIN_LENGTH } from './vocabulary.js';
 
-/** The words without single letters, unless nothing else is left. */
-function withoutLetters(words: readonly string[]): string[] {
-  const longer = words.filter((word) => [...word].length > 1);
+/** The words without single letters (a lone digit stays: "code 5"), unless nothing else is left. */
+export function withoutLetters(words: readonly string[]): string[] {
+  const longer = words.filter((word) => !/^\p{L}\p{M}*$/u.test(word));
   return longer.length > 0 ? longer : [...words];
 }
 

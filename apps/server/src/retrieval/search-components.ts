@@ -39,8 +39,8 @@ export type SearchComponents = {
   shortFixes: boolean;
   /**
    * Single-letter words count as query words. Off by default: left out unless nothing else is
-   * left (in other languages they are function words, `z`, `w`, `y`, `e`; in English a variable
-   * or a list letter).
+   * left (in other languages they are function words, `z`, `w`, `y`, `e`; in English a variable,
+   * a list letter or the rest of a contraction, `I'm`, `don't`). A lone digit stays.
    */
   letters: boolean;
   /** Vector similarity (when the database has pgvector and an embedding provider is given). */
