@@ -83,9 +83,19 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
     },
   },
   { name: 'BM25, off: feedback (no re-ranking)', components: { feedback: { ...FEEDBACK, weight: 0 } } },
+  {
+    name: 'BM25, feedback not folded (its words, then the re-ranking: two statements more)',
+    components: { feedback: { ...FEEDBACK, folded: false } },
+  },
   { name: 'BM25, feedback weight 0.5', components: { feedback: { ...FEEDBACK, weight: 0.5 } } },
   { name: 'BM25, feedback from 10 chunks', components: { feedback: { ...FEEDBACK, chunks: 10 } } },
   { name: 'BM25, feedback of 20 words', components: { feedback: { ...FEEDBACK, terms: 20 } } },
+  { name: 'on: trigram correction of words under 4 letters', components: { shortFixes: true } },
+  { name: 'on: single-letter words', components: { letters: true } },
+  {
+    name: 'as at the fourth step (feedback not folded, short corrections, single letters)',
+    components: { shortFixes: true, letters: true, feedback: { ...FEEDBACK, folded: false } },
+  },
   { name: 'BM25, off: IDF (every word weighs 1)', components: { bm25: { ...BM25, idf: false } } },
   { name: 'BM25, off: title/URL field', components: { bm25: { ...BM25, title: 0 } } },
   { name: 'BM25, pages 0.5', components: { bm25: { ...BM25, pages: 0.5 } } },
@@ -94,7 +104,13 @@ const CONFIGS: { name: string; components: Partial<SearchComponents> }[] = [
   { name: 'BM25, typo correction by trigrams only (no typing slips)', components: { slips: false } },
   {
     name: 'BM25 as at the third step (no slips, no feedback)',
-    components: { slips: false, feedback: { ...FEEDBACK, weight: 0 }, lexicalVectors: true },
+    components: {
+      slips: false,
+      shortFixes: true,
+      letters: true,
+      feedback: { ...FEEDBACK, weight: 0 },
+      lexicalVectors: true,
+    },
   },
   {
     name: 'BM25, typo: trigram list instead of the correction',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { searchChunks } from '../src/retrieval/search.js';
 import { FULL_SEARCH, type SearchComponents } from '../src/retrieval/search-components.js';
 import { recordVocabulary } from '../src/retrieval/vocabulary.js';
@@ -55,6 +56,36 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
       components: { ranking: 'bm25', correct: true, trigram: false, ...components },
     });
     return [...new Set(hits.map((hit) => hit.document_id))];
+  }
+
+  /** The chunk ids of a search, in order. */
+  async function chunks(query: string, components: Partial<SearchComponents> = {}): Promise<string[]> {
+    const hits = await searchChunks({
+      db: t.database.db,
+      workspaceId,
+      agentId,
+      query,
+      limit: 10,
+      features: { ...t.database.features, vector: false },
+      components: { ranking: 'bm25', correct: true, trigram: false, ...components },
+    });
+    return hits.map((hit) => hit.chunk_id);
+  }
+
+  /** What `run` returns and how many statements it sent to the store (counted at pg's Client). */
+  async function statements<T>(run: () => Promise<T>): Promise<{ result: T; sent: number }> {
+    let sent = 0;
+    const original = pg.Client.prototype.query;
+    const counting = function (this: pg.Client, ...args: unknown[]) {
+      sent += 1;
+      return Reflect.apply(original, this, args);
+    };
+    pg.Client.prototype.query = counting as typeof original;
+    try {
+      return { result: await run(), sent };
+    } finally {
+      pg.Client.prototype.query = original;
+    }
   }
 
   const docs: Record<string, string> = {};
@@ -117,6 +148,10 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
     docs.view = await page('Views', 'https://docs.example.com/views', [
       'A view is read only: no update can target it unless a trigger says how.',
     ]);
+    // Single letters and two-letter words: "x" in one page only, "map" (two trigrams from "ma").
+    docs.axes = await page('Axes', 'https://docs.example.com/axes', [
+      'The x axis of the map: x values, x labels and x ticks along the map border.',
+    ]);
   });
   after(() => t.close());
 
@@ -165,6 +200,41 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
     const fed = await pages(query);
     assert.ok(fed.indexOf(journal) < fed.indexOf(other), `with feedback: ${fed}`);
     assert.deepEqual(new Set(fed), new Set(plain), 'feedback re-ranks the same candidates');
+  });
+
+  test('feedback folded into the ranking statement ranks as its two statements after it did, with two statements fewer', async () => {
+    const query = 'revert my changes';
+    const unfolded = { feedback: { ...FULL_SEARCH.feedback, folded: false } };
+    const [folded, separate] = [
+      await statements(() => chunks(query)),
+      await statements(() => chunks(query, unfolded)),
+    ];
+    assert.deepEqual(folded.result, separate.result, 'the same chunks in the same order');
+    assert.ok(folded.result.length > 1);
+    // The query's statistics, the ranking (with feedback) and the hits; not folded, the feedback
+    // words and the re-ranking are two statements more.
+    assert.equal(separate.sent - folded.sent, 2, `folded ${folded.sent}, separate ${separate.sent}`);
+    // Feedback on changes the order the plain ranking gives (so the comparison is not vacuous).
+    const plain = await chunks(query, { feedback: { ...FULL_SEARCH.feedback, weight: 0 } });
+    assert.notDeepEqual(folded.result, plain);
+  });
+
+  test('single letters are not searched for, unless nothing else is left', async () => {
+    const axes = docs.axes ?? '';
+    assert.ok(
+      !(await pages('x rollback')).includes(axes),
+      'the letter alone does not make the axes page a hit',
+    );
+    assert.ok((await pages('x rollback', { letters: true })).includes(axes));
+    assert.equal((await pages('x'))[0], axes, 'a query of one letter still searches for it');
+  });
+
+  test('a word under four letters is not corrected by trigrams (two-letter words match too many)', async (context) => {
+    if (!t.database.features.trigram) return context.skip('pg_trgm is not available');
+    // "ma" shares two of its three trigrams with "map": with the short corrections on it turns into
+    // "map" and finds the axes page; off, it stays unknown and finds nothing.
+    assert.deepEqual(await pages('ma'), []);
+    assert.equal((await pages('ma', { shortFixes: true }))[0], docs.axes);
   });
 
   test('the page title counts: same body match, the page titled with the word first', async () => {

@@ -65,10 +65,9 @@ describe('widget answer: statements sent to the store', () => {
       frames.some((frame) => frame.event === 'token'),
       'the answer streamed',
     );
-    // Retrieval: the query's statistics, the ranking and the hits. The offline embedder's vectors
-    // are not searched (an embeddings server's would add the vector list), and feedback re-ranks
-    // only when the first ranking has several candidates (this agent has one chunk): each would be
-    // one statement more (two for feedback).
+    // Retrieval: the query's statistics, the ranking (feedback's words and re-ranking are part of
+    // it) and the hits. The offline embedder's vectors are not searched (an embeddings server's
+    // would add the vector list, one statement more).
     assert.equal(sent.length, 6, `statements sent:\n${sent.map((text) => text.slice(0, 90)).join('\n')}`);
     assert.equal(sent.filter((text) => /^\s*(begin|commit)\b/i.test(text)).length, 0, 'no transaction');
   });

@@ -75,6 +75,11 @@ export async function queryStatistics(
     strict: boolean;
     correct: boolean;
     slips?: boolean;
+    /**
+     * Words shorter than this are not corrected by trigram similarity (1: every word; typing
+     * slips are only tried from EDIT_MIN_LENGTH letters on anyway).
+     */
+    minLength?: number | undefined;
   },
 ): Promise<QueryStatistics> {
   if (words.length === 0 && !options.strict) return { chunks: 0, terms: [], strict: '' };
@@ -113,6 +118,7 @@ export async function queryStatistics(
           where d.df_simple = 0 and d.df_configured = 0
             and not exists (select 1 from agent_words k where k.agent_id = ${agent} and k.word = d.word)
             and v.agent_id = ${agent} and v.word % d.word and v.word <> d.word
+            and char_length(d.word) >= ${options.minLength ?? 1}
             and similarity(v.word, d.word) >= ${TRIGRAM_THRESHOLD}
           order by similarity(v.word, d.word) desc, v.word
           limit ${CORRECTIONS_PER_TERM})

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CANDIDATE_BUDGET, candidateTerms, liftPages } from './bm25.js';
+import { withoutLetters } from './bm25-lists.js';
 import { type Bm25Term, idf } from './bm25-terms.js';
 
 const term = (word: string, df: number): Bm25Term => ({
@@ -18,6 +19,14 @@ describe('BM25 pieces', () => {
     assert.ok(idf(1000, 1000) > 0);
     // A stale chunk count below a word's frequency cannot make it negative.
     assert.ok(idf(10, 50) > 0);
+  });
+
+  test('single letters are left out of the words searched for, a lone digit is kept', () => {
+    assert.deepEqual(withoutLetters(['sqlite3', 'prompt', 'i', 'm']), ['sqlite3', 'prompt']);
+    assert.deepEqual(withoutLetters(['result', 'code', '5']), ['result', 'code', '5']);
+    assert.deepEqual(withoutLetters(['usunąć', 'z', 'tabeli', 'é']), ['usunąć', 'tabeli']);
+    // Nothing else left: the letters are the query.
+    assert.deepEqual(withoutLetters(['x', 'y']), ['x', 'y']);
   });
 
   test('candidates: rarest words first, within the budget, at least one word', () => {

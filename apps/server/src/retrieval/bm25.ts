@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Bm25Term } from './bm25-terms.js';
+import { FEEDBACK_CANDIDATES, type FeedbackSettings, queryLexemes } from './feedback.js';
 import type { FusedHit, RankedList, SearchScope } from './fusion.js';
 import { aggregatePages } from './page-aggregation.js';
 import { titleVector } from './title-vector.js';
@@ -65,7 +66,17 @@ export async function bm25List(
   strict: string,
   config: string,
   settings: Bm25Settings,
-  options: { strictOnly?: boolean; within?: readonly string[] } = {},
+  options: {
+    strictOnly?: boolean;
+    within?: readonly string[];
+    /**
+     * Pseudo-relevance feedback inside this statement (`feedbackTerms`' words of the first
+     * ranking's top chunks, then the first ranking's `scope.candidates` re-ranked with them):
+     * `chunks` is the agent's chunk count (for the added words' IDF). Only without page lift,
+     * whose order is made after the statement.
+     */
+    feedback?: { settings: FeedbackSettings; chunks: number } | undefined;
+  } = {},
 ): Promise<RankedList> {
   const { strictOnly = false, within } = options;
   if (terms.length === 0 || (strictOnly && strict === '')) return { name: 'fulltext', ids: [] };
@@ -96,8 +107,8 @@ export async function bm25List(
       : sql`0`;
   const isStrict = strict === '' ? sql`false` : sql`c.tsv @@ ${strict}::tsquery`;
   const rows = sql.lit(Math.min(400, scope.candidates * 3));
-  const result = await sql<Scored>`
-    with cand as (
+  const scored = sql`
+    cand as (
       select c.id, c.document_id, (array[c.tsv])[1] as tsv
       from chunks c where ${inScope} and ${within ? sql`c.id = any(${[...within]}::text[])` : sql`c.tsv @@ ${match}`}
         ${strictOnly ? sql`and c.tsv @@ ${strict}::tsquery` : sql``}
@@ -115,12 +126,82 @@ export async function bm25List(
       } as tsv
       from documents d
       where d.workspace_id = ${scope.workspaceId} and d.id in (select distinct document_id from cand)
-    )
+    )`;
+  const { feedback } = options;
+  const result =
+    feedback && feedback.settings.weight > 0 && feedback.settings.terms > 0 && settings.pages === 0
+      ? await sql<Scored>`with ${scored}, ${feedbackRanking(scope, terms, settings, feedback, { body, title })}`.execute(
+          scope.db,
+        )
+      : await sql<Scored>`with ${scored}
     select s.id, s.document_id, s.strict, (${body}) + ${title} as score
     from s join p on p.id = s.document_id
     order by s.strict desc, score desc, s.id
     limit ${rows}`.execute(scope.db);
   return { name: 'fulltext', ids: liftPages(result.rows, settings.pages).slice(0, scope.candidates) };
+}
+
+/**
+ * The rest of the ranking statement with feedback folded in (the CTEs after `cand`, `s` and
+ * `p`): the first ranking (`r1`, its `scope.candidates` best), the words of its top chunks as
+ * `feedbackTerms` picks them (`fw`, weighted as it weighs them: `fq`), and the first ranking
+ * scored again with those words added, over the same candidates (BM25's length normalisation
+ * then averages over them, as a re-ranking statement of its own did). Without added words the
+ * first ranking's order stands.
+ */
+function feedbackRanking(
+  scope: SearchScope,
+  terms: readonly Bm25Term[],
+  settings: Bm25Settings,
+  feedback: { settings: FeedbackSettings; chunks: number },
+  parts: { body: Sql; title: Sql },
+): Sql {
+  const { body, title } = parts;
+  const k1 = sql.lit(settings.k1);
+  const b = sql.lit(settings.b);
+  const n = sql.lit(feedback.chunks);
+  // IDF as `idf` computes it: ln(1 + (N − df + 0.5) / (df + 0.5)), N at least df.
+  const idfOf = (df: Sql) => sql`ln(1 + (greatest(${n}, ${df}) - ${df} + 0.5) / (${df} + 0.5))`;
+  const extraTitle: Sql =
+    settings.title > 0
+      ? sql`${sql.lit(settings.title)} * (p.tsv @@ quote_literal(fq.lexeme)::tsquery)::int`
+      : sql`0`;
+  return sql`r1 as materialized (
+      select s.id, s.document_id, s.strict, s.len, s.tf, (${body}) + ${title} as score
+      from s join p on p.id = s.document_id
+      order by s.strict desc, score desc, s.id
+      limit ${sql.lit(scope.candidates)}
+    ), top as (
+      select r1.id, row_number() over (order by r1.strict desc, r1.score desc, r1.id) as rank
+      from r1 order by rank limit ${sql.lit(feedback.settings.chunks)}
+    ), words as (
+      select u.lexeme, sum(coalesce(cardinality(u.positions), 1)::float8 / greatest(length(c.tsv), 1) / t.rank) as weight
+      from top t join cand c on c.id = t.id
+      cross join lateral unnest(c.tsv) as u(lexeme, positions, weights)
+      where u.lexeme ~ '^[[:alpha:]][[:alnum:]_]+$'
+      group by u.lexeme
+      order by weight desc, u.lexeme
+      limit ${sql.lit(FEEDBACK_CANDIDATES)}
+    ), fw as (
+      select w.lexeme, w.weight * ${idfOf(sql`a.df`)} as fscore, ${idfOf(sql`a.df`)} as idf
+      from words w join agent_terms a on a.agent_id = ${scope.agentId} and a.term = w.lexeme
+      where a.df >= 2 and not (w.lexeme = any(${queryLexemes(terms)}::text[]))
+      order by fscore desc, w.lexeme
+      limit ${sql.lit(feedback.settings.terms)}
+    ), fq as (
+      select fw.lexeme, fw.idf * ${sql.lit(feedback.settings.weight)} * fw.fscore / max(fw.fscore) over () as qidf
+      from fw where fw.fscore > 0
+    ), r2 as (
+      select r1.*, ${k1} * (1 - ${b} + ${b} * r1.len / greatest(avg(r1.len) over (), 1)) as k from r1
+    )
+    select s.id, s.document_id, s.strict,
+      case when exists (select 1 from fq) then (${body}) + ${title} + coalesce((
+        select sum(${settings.idf ? sql`fq.qidf` : sql`1`} * (x.tf * ${sql.lit(settings.k1 + 1)} / (x.tf + s.k) + ${extraTitle}))
+        from fq cross join lateral (
+          select ts_rank_cd('{1,1,1,1}', c.tsv, quote_literal(fq.lexeme)::tsquery)::float8 as tf) as x
+      ), 0) else s.score end as score
+    from r2 s join p on p.id = s.document_id join cand c on c.id = s.id
+    order by s.strict desc, score desc, s.id`;
 }
 
 /** Page aggregation within each strict group (strict matches stay first), as chunk ids in order. */

@@ -2,14 +2,23 @@ import { sql } from 'kysely';
 import { type Bm25Term, idf } from './bm25-terms.js';
 import type { SearchScope } from './fusion.js';
 
-/** Feedback settings: how many top chunks are read, how many words are added, their weight. */
-export type FeedbackSettings = Readonly<{ chunks: number; terms: number; weight: number }>;
+/**
+ * Feedback settings: how many top chunks are read, how many words are added, their weight, and
+ * whether the words and the re-ranking are part of the ranking statement (`folded`) or two
+ * statements after it.
+ */
+export type FeedbackSettings = Readonly<{
+  chunks: number;
+  terms: number;
+  weight: number;
+  folded?: boolean;
+}>;
 
 /**
  * The words read for their document frequency: the most weighty by share alone (a word the
  * top chunks barely use cannot become one of the added words however rare it is).
  */
-const FEEDBACK_CANDIDATES = 100;
+export const FEEDBACK_CANDIDATES = 100;
 
 type Row = { lexeme: string; weight: number | string; df: number | string };
 
@@ -30,7 +39,7 @@ export async function feedbackTerms(
 ): Promise<Bm25Term[]> {
   const ids = topIds.slice(0, settings.chunks);
   if (ids.length === 0 || settings.terms <= 0) return [];
-  const known = new Set(query.flatMap((term) => [...term.tsquery.matchAll(/'([^']+)'/g)].map((m) => m[1])));
+  const known = new Set(queryLexemes(query));
   const result = await sql<Row>`
     with top as (
       select t.id, t.rank from unnest(${[...ids]}::text[]) with ordinality as t(id, rank)
@@ -65,4 +74,11 @@ export async function feedbackTerms(
     idf: idf(chunks, row.df) * settings.weight * (row.weight / best),
     corrected: false,
   }));
+}
+
+/** The lexemes of the query's words (their tsquery forms' quoted lexemes): feedback never adds them. */
+export function queryLexemes(query: readonly Bm25Term[]): string[] {
+  return [
+    ...new Set(query.flatMap((term) => [...term.tsquery.matchAll(/'([^']+)'/g)].map((m) => m[1] ?? ''))),
+  ].filter((lexeme) => lexeme !== '');
 }

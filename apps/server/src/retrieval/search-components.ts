@@ -30,6 +30,19 @@ export type SearchComponents = {
   configs: 'both' | 'simple' | 'language';
   /** Typo tolerance: unknown words corrected from the agent's vocabulary (pg_trgm). */
   trigram: boolean;
+  /**
+   * With `correct`: words shorter than a typing slip's minimum (4 letters) are corrected by
+   * trigram similarity too. Off by default: a two-letter word shares two of its three trigrams
+   * with many longer words (`ma` → `map`), so its "correction" is noise, often a word of
+   * another language read as a typo.
+   */
+  shortFixes: boolean;
+  /**
+   * Single-letter words count as query words. Off by default: left out unless nothing else is
+   * left (in other languages they are function words, `z`, `w`, `y`, `e`; in English a variable,
+   * a list letter or the rest of a contraction, `I'm`, `don't`). A lone digit stays.
+   */
+  letters: boolean;
   /** Vector similarity (when the database has pgvector and an embedding provider is given). */
   vector: boolean;
   /**
@@ -51,7 +64,8 @@ export type SearchComponents = {
   /**
    * BM25 only: pseudo-relevance feedback (RM3-style). The words that weigh most in the first
    * ranking's top `chunks` chunks (`terms` of them, at `weight` of their IDF) are added to the
-   * query, and the first ranking's candidates are ranked again. `weight` 0: off.
+   * query, and the first ranking's candidates are ranked again. `weight` 0: off. `folded`: all
+   * in the ranking statement (without page lift), not two statements after it.
    */
   feedback: FeedbackSettings;
 };
@@ -63,6 +77,10 @@ export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
   bm25: Object.freeze({ k1: 1.2, b: 0.75, title: 1, pages: 0, idf: true }),
   correct: true,
   slips: true,
+  // Words under 4 letters are not corrected, single letters are not searched for
+  // (bench/README.md, "Ranking, fifth step").
+  shortFixes: false,
+  letters: false,
   allWords: 'operators',
   anyWord: true,
   configs: 'both',
@@ -74,7 +92,8 @@ export const FULL_SEARCH: Readonly<SearchComponents> = Object.freeze({
   weights: Object.freeze({ trigram: 0.25, vector: 0.25 }),
   pages: 0,
   // Re-ranking with the top chunks' words (bench/README.md, "Ranking, fourth step").
-  feedback: Object.freeze({ chunks: 5, terms: 10, weight: 0.3 }),
+  // Folded into the ranking statement since the fifth step.
+  feedback: Object.freeze({ chunks: 5, terms: 10, weight: 0.3, folded: true }),
 });
 
 /** The components with `overrides` applied over the full search. */
