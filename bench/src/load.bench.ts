@@ -43,6 +43,8 @@ if (!Number.isInteger(MODEL_DELAY_MS) || MODEL_DELAY_MS < 0) {
 }
 const TTFT_ONLY = process.argv.includes('--ttft-only');
 const CONCURRENCY = 10;
+/** The longest a widget answer's stream may take before the run fails naming it. */
+const STREAM_TIMEOUT_MS = 60_000;
 const LOAD_LIMIT_MS = 15 * 60 * 1000;
 const ORIGIN = 'https://shop.example.com';
 const WORDS = (
@@ -157,18 +159,28 @@ async function probe(baseUrl: string, api: Api, agentId: string, until: () => bo
 /** Widget time to first token: ms from sending the stream request to its first `event: token`. */
 async function ttft(baseUrl: string, token: string, question: string): Promise<number> {
   const started = performance.now();
+  // A stream that stalls fails the run with what it had received, instead of waiting forever.
   const response = await fetch(`${baseUrl}/v1/widget/messages/stream`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, origin: ORIGIN },
     body: JSON.stringify({ message: question }),
+    signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
   });
   if (response.status !== 200 || !response.body) throw new Error(`stream answered ${response.status}`);
   let first: number | null = null;
   let text = '';
   const decoder = new TextDecoder();
-  for await (const part of response.body) {
-    text += decoder.decode(part, { stream: true });
-    if (first === null && text.includes('event: token\n')) first = performance.now() - started;
+  try {
+    for await (const part of response.body) {
+      text += decoder.decode(part, { stream: true });
+      if (first === null && text.includes('event: token\n')) first = performance.now() - started;
+    }
+  } catch (error) {
+    throw new Error(
+      `stream stalled after ${Math.round(performance.now() - started)} ms (request id ` +
+        `${response.headers.get('x-request-id') ?? '?'}): ${text.slice(-300)}`,
+      { cause: error },
+    );
   }
   if (first === null || !text.includes('event: done'))
     throw new Error(`stream without token: ${text.slice(0, 300)}`);
