@@ -45,8 +45,9 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
     return documentId;
   }
 
-  async function pages(query: string, components: Partial<SearchComponents> = {}): Promise<string[]> {
-    const hits = await searchChunks({
+  /** The hits of a BM25 search (no vectors), with `components` over the defaults. */
+  async function hits(query: string, components: Partial<SearchComponents> = {}) {
+    return searchChunks({
       db: t.database.db,
       workspaceId,
       agentId,
@@ -55,21 +56,15 @@ describe('BM25 ranking: IDF, typo correction inside the query, title field, page
       features: { ...t.database.features, vector: false },
       components: { ranking: 'bm25', correct: true, trigram: false, ...components },
     });
-    return [...new Set(hits.map((hit) => hit.document_id))];
+  }
+
+  async function pages(query: string, components: Partial<SearchComponents> = {}): Promise<string[]> {
+    return [...new Set((await hits(query, components)).map((hit) => hit.document_id))];
   }
 
   /** The chunk ids of a search, in order. */
   async function chunks(query: string, components: Partial<SearchComponents> = {}): Promise<string[]> {
-    const hits = await searchChunks({
-      db: t.database.db,
-      workspaceId,
-      agentId,
-      query,
-      limit: 10,
-      features: { ...t.database.features, vector: false },
-      components: { ranking: 'bm25', correct: true, trigram: false, ...components },
-    });
-    return hits.map((hit) => hit.chunk_id);
+    return (await hits(query, components)).map((hit) => hit.chunk_id);
   }
 
   /** What `run` returns and how many statements it sent to the store (counted at pg's Client). */
