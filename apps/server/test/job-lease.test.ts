@@ -117,15 +117,44 @@ describe(`job leases (${TEST_ENGINE})`, () => {
       expire_in = interval '1 second' where id = ${id}::uuid`.execute(database.db);
   };
 
-  test('arrange, before any worker runs: a long job, and two jobs whose worker died', async () => {
+  /**
+   * Leaves a job as a worker that died right after fetching it leaves it: active since
+   * `secondsAgo`, with its queue's whole 15-minute expiry (never leased).
+   */
+  const leaveUnleased = async (id: string, secondsAgo: number) => {
+    await sql`update pgboss.job set state = 'active',
+      started_on = now() - make_interval(secs => ${secondsAgo}), expire_in = interval '15 minutes'
+      where id = ${id}::uuid`.execute(database.db);
+  };
+  let arranged = 0;
+
+  test('arrange, before any worker runs: a long job, and four jobs whose worker died', async () => {
     assert.ok(await queue.send(longJob, { id: 'long' }));
     const orphan = await queue.send(orphanJob, { id: 'orphan' });
     const last = await queue.send(orphanJob, { id: 'last' });
-    assert.ok(orphan && last);
+    const unleased = await queue.send(orphanJob, { id: 'unleased' });
+    const fresh = await queue.send(orphanJob, { id: 'fresh' });
+    assert.ok(orphan && last && unleased && fresh);
     await leaveOrphaned(orphan, 0);
     await leaveOrphaned(last, 1);
+    await leaveUnleased(unleased, 7);
+    await leaveUnleased(fresh, 0);
+    arranged = Date.now();
     assert.ok(await queue.send(failingJob, { id: 'failing' }));
     await queue.work({ clock: systemClock, appKey: randomBytes(32) }, { pollingIntervalSeconds: 1 });
+  });
+
+  test('a job fetched a moment ago is left to the worker that may still lease it', async () => {
+    await sleep(2_500); // two sweeps
+    const fresh = await sql<{ state: string; retry_count: number }>`
+      select state, retry_count from pgboss.job where name = 'test-lease-orphan' and data->>'id' = 'fresh'`.execute(
+      database.db,
+    );
+    // Two leases (6 s) after its start it is due; checked only while that is surely not yet so.
+    if (Date.now() - arranged < 5_000) {
+      assert.deepEqual(fresh.rows[0], { state: 'active', retry_count: 0 });
+      assert.ok(!runs.includes('orphan fresh'));
+    }
   });
 
   test('a job running past its lease is kept alive by its worker, and runs once', async () => {
@@ -160,6 +189,26 @@ describe(`job leases (${TEST_ENGINE})`, () => {
     await eventually('the last attempt to be given up', async () => givenUp.length > 0);
     assert.deepEqual(givenUp, [{ id: 'last', reason: 'ran out of time' }]);
     assert.ok(!runs.includes('orphan last'), 'no attempt was left to run');
+  });
+
+  test('a job whose worker died before its first lease is retried two leases after its start, not after 15 minutes', async () => {
+    await eventually('the unleased job to run again', async () => runs.includes('orphan unleased'));
+    const jobOf = async (id: string) =>
+      (
+        await sql<{ state: string; retry_count: number }>`
+          select state, retry_count from pgboss.job where name = 'test-lease-orphan' and data->>'id' = ${id}`.execute(
+          database.db,
+        )
+      ).rows[0];
+    assert.deepEqual(
+      await jobOf('unleased'),
+      { state: 'completed', retry_count: 1 },
+      'the lost attempt counted',
+    );
+    await eventually('the fresh one to be retried after two leases', async () =>
+      runs.includes('orphan fresh'),
+    );
+    assert.equal((await jobOf('fresh'))?.retry_count, 1);
   });
 
   test('settling a job that failed for good holds the lease too, not the 15-minute expiry', async () => {

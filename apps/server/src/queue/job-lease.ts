@@ -63,3 +63,32 @@ export async function holdLease(
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
+
+/** A queue whose running jobs hold leases, with its expiry (the longest one run may take). */
+export type LeasedQueue = { name: string; maxSeconds: number };
+
+/**
+ * Makes due for the expiry sweep every job that was fetched but never leased: its worker died
+ * between pg-boss's fetch (which marks it `active` with the queue's whole expiry) and the first
+ * renewal. Such a job still has its queue's expiry unchanged two leases after its start, which a
+ * leased job never has before the last lease of its run (a renewal sets `least(max, elapsed +
+ * lease)`). Its expiry is set to the time it has already run, so pg-boss's sweep fails it and
+ * retries it (the attempt counts) as it does an expired lease. Returns how many were made due.
+ */
+export async function expireUnleasedJobs(
+  db: Kysely<DB>,
+  queues: readonly LeasedQueue[],
+  lease: JobLease,
+): Promise<number> {
+  if (queues.length === 0) return 0;
+  const result = await sql`
+    update ${sql.table('pgboss.job')} j
+    set expire_in = now() - j.started_on
+    from unnest(${queues.map((queue) => queue.name)}::text[], ${queues.map((queue) => queue.maxSeconds)}::int[])
+      as q(name, max_seconds)
+    where j.name = q.name and j.state = 'active'
+      and j.expire_in = make_interval(secs => q.max_seconds)
+      and j.started_on < now() - make_interval(secs => ${2 * lease.seconds})
+      and j.started_on > now() - make_interval(secs => q.max_seconds - ${lease.seconds})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

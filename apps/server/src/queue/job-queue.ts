@@ -15,7 +15,7 @@ import {
   retryInterruptedJobs,
   settleGivenUpJob,
 } from './job-failures.js';
-import { holdLease, type JobLease } from './job-lease.js';
+import { expireUnleasedJobs, holdLease, type JobLease } from './job-lease.js';
 import { DEAD_LETTER_EXPIRY_SECONDS, declareQueue, expiryOf } from './queue-options.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
@@ -115,6 +115,7 @@ export function defineJob<T, C extends Partial<JobContext> = JobContext>(
 /** The queue over the shared pool: sending in every process, working where `work()` is called. */
 export class JobQueue {
   private working = false;
+  private reclaimTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly boss: PgBoss,
@@ -161,7 +162,34 @@ export class JobQueue {
       byName.set(definition.name, definition);
       await declareQueue(boss, definition);
     }
-    return new JobQueue(boss, options.db, options.log, byName, options.lease, options.sendDb);
+    const queue = new JobQueue(boss, options.db, options.log, byName, options.lease, options.sendDb);
+    if (options.lease && (options.maintenance ?? true)) queue.reclaimUnleased(options.lease);
+    return queue;
+  }
+
+  /**
+   * With leases, a worker that dies between fetching a job and its first renewal leaves the job
+   * `active` with the queue's whole expiry (15 minutes or more). Every sweep interval, such jobs
+   * are made due for the expiry sweep once two leases have passed since their start.
+   */
+  private reclaimUnleased(lease: JobLease): void {
+    const queues = [...this.definitions.values()].flatMap((definition) => [
+      { name: definition.name, maxSeconds: expiryOf(definition) },
+      ...(definition.giveUp
+        ? [{ name: deadLetterQueueOf(definition.name), maxSeconds: DEAD_LETTER_EXPIRY_SECONDS }]
+        : []),
+    ]);
+    const sweep = async () => {
+      try {
+        const reclaimed = await expireUnleasedJobs(this.db, queues, lease);
+        if (reclaimed > 0)
+          this.log.warn({ reclaimed }, 'jobs whose worker died before leasing them are retried');
+      } catch (error) {
+        this.log.warn({ err: error }, 'could not look for jobs whose worker died before leasing them');
+      }
+    };
+    this.reclaimTimer = setInterval(() => void sweep(), lease.sweepSeconds * 1000);
+    this.reclaimTimer.unref();
   }
 
   /**
@@ -365,6 +393,7 @@ export class JobQueue {
 
   /** Stops taking jobs and waits (up to `timeoutMs`) for running ones to finish. Leaves the pool open. */
   async stop(timeoutMs: number): Promise<void> {
+    clearInterval(this.reclaimTimer);
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
   }
 }
