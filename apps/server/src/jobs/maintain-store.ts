@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { DB } from '../db/schema.js';
 import { defineJob, type JobContextOf, type JobQueue } from '../queue/job-queue.js';
+import { maintainStoreSpec } from '../queue/job-specs.js';
 import { ADMIN_EVENT_RETENTION_MS, pruneEvents } from '../services/events/admin-events.js';
 import { prunePresence } from '../services/events/presence.js';
 
@@ -104,6 +104,8 @@ export async function maintainTables(options: {
   db: Kysely<DB>;
   thresholds?: MaintenanceThresholds;
   all?: boolean;
+  /** ANALYZE only (by the same thresholds); dead rows wait for a run without it. */
+  analyzeOnly?: boolean;
   now?: () => number;
 }): Promise<TableMaintenance[]> {
   const { db } = options;
@@ -111,9 +113,11 @@ export async function maintainTables(options: {
   const now = options.now ?? (() => performance.now());
   const done: TableMaintenance[] = [];
   for (const stats of await readStats(db)) {
-    const vacuum = options.all
-      ? stats.bytes > 0
-      : stats.dead > 0 && stats.dead >= t.vacuumBase + t.vacuumScale * stats.live;
+    const vacuum = options.analyzeOnly
+      ? false
+      : options.all
+        ? stats.bytes > 0
+        : stats.dead > 0 && stats.dead >= t.vacuumBase + t.vacuumScale * stats.live;
     const analyze =
       vacuum ||
       stats.neverAnalyzed ||
@@ -175,15 +179,22 @@ export async function runStoreMaintenance(options: {
 /**
  * The store's maintenance: on both stores, prunes the admin event stream's events older than
  * ADMIN_EVENT_RETENTION_MS (24 h) and stale operator presence; on the embedded store (PGlite has
- * no autovacuum) also `runStoreMaintenance`. Singleton: at most one queued or running at a time.
+ * no autovacuum) also `runStoreMaintenance`. After a source finished indexing (`indexed`), only
+ * ANALYZE of the embedded store's tables past their thresholds: a sample per table, quick even
+ * on a large store, where a VACUUM of the vectors may hold the store for minutes (that, and the
+ * first run's sweep of every table, wait for the schedule). Nothing on PostgreSQL, whose
+ * autovacuum does the same.
  */
 export const maintainStoreJob = defineJob({
-  name: 'maintain-store',
-  payload: z.object({ reason: z.enum(['schedule', 'manual']) }),
-  policy: 'singleton',
-  retryLimit: 1,
-  expireInSeconds: 60 * 60,
-  async handle(_payload, { db, log, clock }: JobContextOf<'clock'>) {
+  ...maintainStoreSpec,
+  async handle({ reason }, { db, log, clock }: JobContextOf<'clock'>) {
+    if (reason === 'indexed') {
+      if (!(await isEmbeddedStore(db))) return;
+      const done = await maintainTables({ db, analyzeOnly: true });
+      for (const table of done) log.info(table, 'store maintenance: table done');
+      log.info({ tables: done.length, reason }, 'store maintenance finished');
+      return;
+    }
     const now = clock.now();
     const pruned = await pruneEvents(db, now);
     await prunePresence(db, now);

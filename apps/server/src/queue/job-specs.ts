@@ -97,3 +97,16 @@ export const handoffMailSpec = defineJobSpec({
   retryLimit: 3,
   retryDelaySeconds: 30,
 });
+
+/**
+ * The store's maintenance (jobs/maintain-store.ts): sent on a schedule, by `cli`, and when a
+ * source finishes indexing (`indexed`: the tables it filled get their statistics and a vacuum
+ * soon, not at the next scheduled run). Singleton: at most one runs at a time.
+ */
+export const maintainStoreSpec = defineJobSpec({
+  name: 'maintain-store',
+  payload: z.object({ reason: z.enum(['schedule', 'manual', 'indexed']) }),
+  policy: 'singleton',
+  retryLimit: 1,
+  expireInSeconds: 60 * 60,
+});

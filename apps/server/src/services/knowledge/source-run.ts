@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { SourceRow } from '../../db/schema.js';
 import type { JobQueue } from '../../queue/job-queue.js';
+import { maintainStoreSpec } from '../../queue/job-specs.js';
 import { publishSourceProgress } from '../events/source-events.js';
 import { type IndexedSource, onSourcesIndexed } from './evaluation-trigger.js';
 import { clearFailures, type PageFailure, recordFailures } from './source-failures.js';
@@ -286,4 +287,8 @@ async function afterSourcesSettled(
   const indexed = settled.filter((source) => source.status === 'indexed');
   if (!evaluations || indexed.length === 0) return;
   await onSourcesIndexed(db, evaluations.queue, evaluations.clock, indexed);
+  // The tables the run filled get fresh planner statistics now: on the embedded store (no
+  // autovacuum) they would otherwise wait for the next scheduled maintenance, and searches on
+  // the new chunks are planned with the old counts meanwhile.
+  await evaluations.queue.send(maintainStoreSpec, { reason: 'indexed' }, { db });
 }
