@@ -80,3 +80,21 @@ function wp_remote_retrieve_header($response, $header)
 {
     return is_array($response) ? ($response['headers'][strtolower($header)] ?? '') : '';
 }
+
+/** Options live in $GLOBALS['chat_agent_test_options'] for the test that sets them. */
+function get_option($name, $default = false)
+{
+    return $GLOBALS['chat_agent_test_options'][$name] ?? $default;
+}
+
+function update_option($name, $value, $autoload = null)
+{
+    $GLOBALS['chat_agent_test_options'][$name] = $value;
+    return true;
+}
+
+function delete_option($name)
+{
+    unset($GLOBALS['chat_agent_test_options'][$name]);
+    return true;
+}

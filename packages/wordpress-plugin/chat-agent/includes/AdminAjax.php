@@ -37,21 +37,14 @@ final class AdminAjax
         $token = isset($_POST['api_token']) ? trim(wp_unslash((string) $_POST['api_token'])) : '';
         $url = $url !== '' ? $url : Options::serviceUrl();
         $token = $token !== '' ? $token : Options::apiToken();
-        try {
-            $data = (new ServiceClient($url, $token))->handshake();
-        } catch (ServiceError $error) {
-            wp_send_json(['ok' => false, 'message' => self::explain($error)]);
-        }
-        if (!is_string($data['token']['shopper_signing_secret'] ?? null) || !is_array($data['agents'] ?? null)) {
-            wp_send_json(['ok' => false, 'message' => __('The service answered, but not with a handshake. Check the service URL.', 'chat-agent')]);
+        [$data, $problem] = self::connect($url, $token);
+        if ($data === null) {
+            wp_send_json(['ok' => false, 'message' => $problem]);
         }
         update_option(Options::SERVICE_URL, $url);
         update_option(Options::API_TOKEN, $token);
-        update_option(Options::HANDSHAKE, $data, false);
-        $agents = [];
-        foreach ($data['agents'] as $agent) {
-            $agents[] = ['id' => (string) ($agent['id'] ?? ''), 'name' => (string) ($agent['name'] ?? '')];
-        }
+        Options::saveHandshake($data, $token);
+        $agents = self::agentsOf($data);
         $ids = array_column($agents, 'id');
         if (!in_array(Options::agentId(), $ids, true) && count($ids) === 1) {
             update_option(Options::AGENT_ID, $ids[0]);
@@ -62,6 +55,39 @@ final class AdminAjax
             'agents' => $agents,
             'agent_id' => Options::agentId(),
         ]);
+    }
+
+    /**
+     * The handshake with `$url` and `$token`: its answer, or null and the reason in words.
+     *
+     * @return array{0: array<string, mixed>|null, 1: string}
+     */
+    public static function connect(string $url, string $token): array
+    {
+        try {
+            $data = (new ServiceClient($url, $token))->handshake();
+        } catch (ServiceError $error) {
+            return [null, self::explain($error)];
+        }
+        if (!is_string($data['token']['shopper_signing_secret'] ?? null) || !is_array($data['agents'] ?? null)) {
+            return [null, __('The service answered, but not with a handshake. Check the service URL.', 'chat-agent')];
+        }
+        return [$data, ''];
+    }
+
+    /**
+     * The handshake's agents as id and name.
+     *
+     * @param array<string, mixed> $data
+     * @return list<array{id: string, name: string}>
+     */
+    public static function agentsOf(array $data): array
+    {
+        $agents = [];
+        foreach (is_array($data['agents'] ?? null) ? $data['agents'] : [] as $agent) {
+            $agents[] = ['id' => (string) ($agent['id'] ?? ''), 'name' => (string) ($agent['name'] ?? '')];
+        }
+        return $agents;
     }
 
     /** The reason a handshake failed, in words. */

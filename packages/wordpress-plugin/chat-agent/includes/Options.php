@@ -43,10 +43,34 @@ final class Options
         return is_array($value) ? $value : [];
     }
 
-    /** The shopper signing secret from the last handshake; '' before one. */
+    /**
+     * Stores a handshake's answer with the SHA-256 of the token it was made with, so a secret
+     * from another token is never used (signingSecret()).
+     *
+     * @param array<string, mixed> $data
+     */
+    public static function saveHandshake(array $data, string $token): void
+    {
+        $data['token_sha256'] = hash('sha256', $token);
+        update_option(self::HANDSHAKE, $data, false);
+    }
+
+    /**
+     * The shopper signing secret from the last handshake; '' before one, and '' when the saved
+     * API token is not the one that handshake was made with (the secret belongs to each token:
+     * a replaced token's would sign shopper tokens and verify service calls that no longer
+     * match). A handshake stored before the hash was kept has none and is taken as it is.
+     */
     public static function signingSecret(): string
     {
-        $secret = self::handshake()['token']['shopper_signing_secret'] ?? '';
+        $handshake = self::handshake();
+        if (array_key_exists('token_sha256', $handshake)) {
+            $madeWith = $handshake['token_sha256'];
+            if (!is_string($madeWith) || !hash_equals($madeWith, hash('sha256', self::apiToken()))) {
+                return '';
+            }
+        }
+        $secret = $handshake['token']['shopper_signing_secret'] ?? '';
         return is_string($secret) ? $secret : '';
     }
 

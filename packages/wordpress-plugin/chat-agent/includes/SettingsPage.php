@@ -20,6 +20,71 @@ final class SettingsPage
         add_action('admin_menu', [self::class, 'menu']);
         add_action('admin_init', [self::class, 'settings']);
         add_action('admin_enqueue_scripts', [self::class, 'assets']);
+        add_action('update_option_' . Options::SERVICE_URL, [self::class, 'urlSaved']);
+        add_action('update_option_' . Options::API_TOKEN, [self::class, 'tokenSaved']);
+    }
+
+    /** Whether this request is the settings form being saved. */
+    private static function fromForm(): bool
+    {
+        return isset($_POST['option_page']) && $_POST['option_page'] === self::GROUP;
+    }
+
+    /**
+     * A new service URL saved from the form connects again, unless the form also replaces the
+     * token: that update comes next and connects with both.
+     */
+    public static function urlSaved(): void
+    {
+        if (!self::fromForm()) {
+            return;
+        }
+        $posted = isset($_POST[Options::API_TOKEN]) ? self::sanitizeToken(wp_unslash((string) $_POST[Options::API_TOKEN])) : '';
+        if ($posted !== Options::apiToken()) {
+            return;
+        }
+        self::reconnect();
+    }
+
+    /** A new API token saved from the form connects at once (Save is enough; Test connection is optional). */
+    public static function tokenSaved(): void
+    {
+        if (self::fromForm()) {
+            self::reconnect();
+        }
+    }
+
+    /**
+     * The handshake with the saved URL and token, as Test connection makes it: on success the
+     * answer is stored (the new token's signing secret, the agents; the only agent is chosen)
+     * and the page says which workspace; on failure the page says why, and the old handshake's
+     * secret (it belongs to the old token) is no longer used.
+     */
+    private static function reconnect(): void
+    {
+        if (Options::serviceUrl() === '' || Options::apiToken() === '') {
+            return;
+        }
+        [$data, $problem] = AdminAjax::connect(Options::serviceUrl(), Options::apiToken());
+        if ($data === null) {
+            // The last handshake stays for its agent list, bound to the token it was made with
+            // (one stored before that binding is bound to none), so its secret is not used.
+            $last = Options::handshake();
+            if ($last !== [] && !array_key_exists('token_sha256', $last)) {
+                $last['token_sha256'] = '';
+                update_option(Options::HANDSHAKE, $last, false);
+            }
+            add_settings_error(Options::API_TOKEN, 'chat-agent-connect', $problem);
+            return;
+        }
+        Options::saveHandshake($data, Options::apiToken());
+        $ids = array_column(AdminAjax::agentsOf($data), 'id');
+        $posted = isset($_POST[Options::AGENT_ID]) ? self::sanitizeAgent(wp_unslash((string) $_POST[Options::AGENT_ID])) : '';
+        if (!in_array($posted, $ids, true) && count($ids) === 1) {
+            // The agent's own update comes after this one and would save the form's choice.
+            $_POST[Options::AGENT_ID] = $ids[0];
+        }
+        add_settings_error(Options::API_TOKEN, 'chat-agent-connected', self::connectedMessage($data), 'success');
     }
 
     public static function menu(): void
@@ -151,7 +216,11 @@ final class SettingsPage
         printf('<button type="button" class="button" id="chat-agent-test-connection">%s</button> ', esc_html__('Test connection', 'chat-agent'));
         echo '<span id="chat-agent-connection-result" role="status" aria-live="polite">';
         if (isset($handshake['workspace']['name'])) {
-            echo esc_html(self::connectedMessage($handshake));
+            echo esc_html(
+                Options::signingSecret() !== ''
+                    ? self::connectedMessage($handshake)
+                    : __('The saved token is not the one last connected. Run Test connection.', 'chat-agent')
+            );
         }
         echo '</span></p></td></tr>';
 

@@ -226,6 +226,81 @@ describe('settings page and sync in Chromium', { skip: missing ?? false }, () =>
     assert.deepEqual(Object.keys(left || {}), [], 'the retry queue is empty');
   });
 
+  test('a token replaced with Save alone is connected at once (its own signing secret); a refused one leaves no secret', async () => {
+    const { token: second } = await issueToken(svc.service.t, svc.tenant, ['wp:integration']);
+    const secretOf = async (token: string) => {
+      const response = await fetch(`${svc.base}/api/v1/wp/handshake`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          site_url: wp.url,
+          plugin_version: '0.1.0',
+          commerce_active: false,
+          cms_version: '6.1',
+        }),
+      });
+      const body = (await response.json()) as { data?: { token?: { shopper_signing_secret?: string } } };
+      assert.equal(response.status, 200, JSON.stringify(body));
+      return String(body.data?.token?.shopper_signing_secret);
+    };
+    const pluginSecret = () => wp.php<string>('return \\ChatAgent\\Options::signingSecret();');
+    const first = await pluginSecret();
+    assert.equal(first, await secretOf(svc.token), 'connected with the first token');
+    const saveToken = async (token: string, shot?: string) => {
+      let notices: string[] = [];
+      await withPage(browser, {}, async ({ page }) => {
+        await logIn(page, wp);
+        await page.goto(`${wp.url}${SETTINGS_PATH}`);
+        await page.locator('#chat-agent-api-token').fill(token);
+        await Promise.all([
+          page.waitForLoadState('load'),
+          page.getByRole('button', { name: 'Save Changes' }).click(),
+        ]);
+        await page.locator('#chat-agent-service-url').waitFor();
+        notices = await page.locator('.notice, .settings-error').allInnerTexts();
+        if (shot) {
+          await screenshot(page, `${shot}-desktop`);
+          await page.setViewportSize({ width: 390, height: 844 });
+          await screenshot(page, `${shot}-390`);
+        }
+      });
+      return notices;
+    };
+
+    const connected = await saveToken(second, 'wordpress-token-saved');
+    assert.ok(
+      connected.some((text) => text.includes(`Connected to workspace ${svc.workspaceName}`)),
+      `Save connected with the new token: ${JSON.stringify(connected)}`,
+    );
+    const secondSecret = await secretOf(second);
+    assert.notEqual(secondSecret, first);
+    assert.equal(await pluginSecret(), secondSecret, 'the new token’s secret, not the old one’s');
+
+    const refused = await saveToken('svc_not_a_real_token_0000000000000000000000', 'wordpress-token-refused');
+    assert.ok(
+      refused.some((text) => /refused the API token/.test(text)),
+      `Save says why: ${JSON.stringify(refused)}`,
+    );
+    assert.equal(await pluginSecret(), '', 'no secret signs shopper tokens or verifies service calls');
+    await withPage(browser, {}, async ({ page }) => {
+      await logIn(page, wp);
+      await page.goto(`${wp.url}${SETTINGS_PATH}`);
+      assert.match(
+        await page.locator('#chat-agent-connection-result').innerText(),
+        /not the one last connected/,
+      );
+      // The agent list of the last handshake stays, so the choice is not lost.
+      assert.equal(await page.locator('#chat-agent-agent').inputValue(), svc.agentId);
+    });
+
+    const back = await saveToken(svc.token);
+    assert.ok(
+      back.some((text) => text.includes('Connected to workspace')),
+      JSON.stringify(back),
+    );
+    assert.equal(await pluginSecret(), first);
+  });
+
   test('the plugin left no PHP error, warning or notice in debug.log', async () => {
     assert.deepEqual(wp.pluginNotices(), []);
   });
