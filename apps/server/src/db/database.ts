@@ -197,6 +197,23 @@ export function sessionSetup(log: Log): (client: SessionClient) => Promise<void>
   };
 }
 
+/** How long closing the store waits for queries in flight or queued on a pool before ending it. */
+export const POOL_DRAIN_MS = 5_000;
+
+/**
+ * Resolves once no query holds or waits for one of `pool`'s clients, or after `ms`: what must be
+ * true before `pool.end()`, which leaves a queued query pending for good.
+ */
+export async function drainPool(pool: pg.Pool, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  const busy = () => pool.waitingCount > 0 || pool.totalCount > pool.idleCount;
+  while (busy()) {
+    if (performance.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return true;
+}
+
 async function finishOpen(
   pool: pg.Pool,
   mode: Database['mode'],
@@ -211,6 +228,11 @@ async function finishOpen(
     if (closed) return;
     closed = true;
     await options.notifications.close();
+    // pg's Pool.end() never answers a query still waiting for a client: it would wait forever
+    // (a job worker's last fetch, queued behind another on the one background connection, kept
+    // the process from exiting). Queries in flight and queued are let finish first, within a bound.
+    const pools = new Set([pool, options.background?.pool ?? pool]);
+    await Promise.all([...pools].map((one) => drainPool(one, POOL_DRAIN_MS)));
     await db.destroy();
     await options.afterPoolEnd();
   };
