@@ -1,5 +1,5 @@
 import { type TWorkspaceMembership, ZAdminSession, ZWorkspaceMembership } from '@service/contract';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { api } from '../api';
 import { PATHS } from '../paths';
@@ -30,7 +30,9 @@ export function WorkspaceSwitcher() {
       .catch(() => setWorkspaces(null));
   }, [workspaceId]);
 
-  useEffect(() => {
+  // A layout effect: the listeners are there as soon as the list is, so an Escape pressed the
+  // moment it opens closes it (a plain effect waits for the next frame, and the key was lost).
+  useLayoutEffect(() => {
     if (!isOpen) return;
     const onPointer = (event: PointerEvent) => {
       if (event.target instanceof Node && !root.current?.contains(event.target)) setOpen(false);
