@@ -155,24 +155,31 @@ export async function runStoreMaintenance(options: {
   db: Kysely<DB>;
   log: Logger;
   thresholds?: MaintenanceThresholds;
+  /** `indexed`: after a source finished indexing, ANALYZE only, no sweep, nothing logged on PostgreSQL. */
+  reason?: 'indexed';
 }): Promise<TableMaintenance[] | null> {
-  const { db, log } = options;
+  const { db, log, reason } = options;
+  const analyzeOnly = reason === 'indexed';
   if (!(await isEmbeddedStore(db))) {
-    if (!loggedPostgres) {
+    if (!analyzeOnly && !loggedPostgres) {
       loggedPostgres = true;
       log.info('store maintenance: PostgreSQL has autovacuum; the maintenance job does nothing there');
     }
     return null;
   }
-  const all = !swept.has(db);
+  const all = !analyzeOnly && !swept.has(db);
   const done = await maintainTables({
     db,
     all,
+    analyzeOnly,
     ...(options.thresholds ? { thresholds: options.thresholds } : {}),
   });
-  swept.add(db);
+  if (!analyzeOnly) swept.add(db);
   for (const table of done) log.info(table, 'store maintenance: table done');
-  log.info({ tables: done.length, sweep: all }, 'store maintenance finished');
+  log.info(
+    analyzeOnly ? { tables: done.length, reason } : { tables: done.length, sweep: all },
+    'store maintenance finished',
+  );
   return done;
 }
 
@@ -189,10 +196,7 @@ export const maintainStoreJob = defineJob({
   ...maintainStoreSpec,
   async handle({ reason }, { db, log, clock }: JobContextOf<'clock'>) {
     if (reason === 'indexed') {
-      if (!(await isEmbeddedStore(db))) return;
-      const done = await maintainTables({ db, analyzeOnly: true });
-      for (const table of done) log.info(table, 'store maintenance: table done');
-      log.info({ tables: done.length, reason }, 'store maintenance finished');
+      await runStoreMaintenance({ db, log, reason });
       return;
     }
     const now = clock.now();

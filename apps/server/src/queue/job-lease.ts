@@ -92,3 +92,27 @@ export async function expireUnleasedJobs(
       and j.started_on > now() - make_interval(secs => q.max_seconds - ${lease.seconds})`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
+
+/**
+ * With leases, a worker that dies between fetching a job and its first renewal leaves the job
+ * `active` with its queue's whole expiry (15 minutes or more). Every sweep interval, such jobs are
+ * made due for pg-boss's expiry sweep once two leases have passed since their start.
+ */
+export function sweepUnleasedJobs(
+  db: Kysely<DB>,
+  log: Logger,
+  queues: readonly LeasedQueue[],
+  lease: JobLease,
+): { stop(): void } {
+  const sweep = async () => {
+    try {
+      const reclaimed = await expireUnleasedJobs(db, queues, lease);
+      if (reclaimed > 0) log.warn({ reclaimed }, 'jobs whose worker died before leasing them are retried');
+    } catch (error) {
+      log.warn({ err: error }, 'could not look for jobs whose worker died before leasing them');
+    }
+  };
+  const timer = setInterval(() => void sweep(), lease.sweepSeconds * 1000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

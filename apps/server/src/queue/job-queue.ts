@@ -15,8 +15,8 @@ import {
   retryInterruptedJobs,
   settleGivenUpJob,
 } from './job-failures.js';
-import { expireUnleasedJobs, holdLease, type JobLease } from './job-lease.js';
-import { DEAD_LETTER_EXPIRY_SECONDS, declareQueue, expiryOf } from './queue-options.js';
+import { holdLease, type JobLease, sweepUnleasedJobs } from './job-lease.js';
+import { DEAD_LETTER_EXPIRY_SECONDS, declareQueue, expiryOf, leasedQueuesOf } from './queue-options.js';
 
 /** The Postgres schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -115,7 +115,7 @@ export function defineJob<T, C extends Partial<JobContext> = JobContext>(
 /** The queue over the shared pool: sending in every process, working where `work()` is called. */
 export class JobQueue {
   private working = false;
-  private reclaimTimer: NodeJS.Timeout | undefined;
+  private unleasedSweep: { stop(): void } | undefined;
 
   private constructor(
     private readonly boss: PgBoss,
@@ -163,33 +163,15 @@ export class JobQueue {
       await declareQueue(boss, definition);
     }
     const queue = new JobQueue(boss, options.db, options.log, byName, options.lease, options.sendDb);
-    if (options.lease && (options.maintenance ?? true)) queue.reclaimUnleased(options.lease);
+    if (options.lease && (options.maintenance ?? true)) {
+      queue.unleasedSweep = sweepUnleasedJobs(
+        options.db,
+        options.log,
+        leasedQueuesOf(byName.values()),
+        options.lease,
+      );
+    }
     return queue;
-  }
-
-  /**
-   * With leases, a worker that dies between fetching a job and its first renewal leaves the job
-   * `active` with the queue's whole expiry (15 minutes or more). Every sweep interval, such jobs
-   * are made due for the expiry sweep once two leases have passed since their start.
-   */
-  private reclaimUnleased(lease: JobLease): void {
-    const queues = [...this.definitions.values()].flatMap((definition) => [
-      { name: definition.name, maxSeconds: expiryOf(definition) },
-      ...(definition.giveUp
-        ? [{ name: deadLetterQueueOf(definition.name), maxSeconds: DEAD_LETTER_EXPIRY_SECONDS }]
-        : []),
-    ]);
-    const sweep = async () => {
-      try {
-        const reclaimed = await expireUnleasedJobs(this.db, queues, lease);
-        if (reclaimed > 0)
-          this.log.warn({ reclaimed }, 'jobs whose worker died before leasing them are retried');
-      } catch (error) {
-        this.log.warn({ err: error }, 'could not look for jobs whose worker died before leasing them');
-      }
-    };
-    this.reclaimTimer = setInterval(() => void sweep(), lease.sweepSeconds * 1000);
-    this.reclaimTimer.unref();
   }
 
   /**
@@ -200,9 +182,7 @@ export class JobQueue {
    */
   async retryInterrupted(): Promise<InterruptedJob[]> {
     if (this.working) throw new Error('retryInterrupted() must run before work()');
-    const names = [...this.definitions.values()].flatMap((definition) =>
-      definition.giveUp ? [definition.name, deadLetterQueueOf(definition.name)] : [definition.name],
-    );
+    const names = leasedQueuesOf(this.definitions.values()).map((queue) => queue.name);
     return retryInterruptedJobs(this.boss, this.db, names);
   }
 
@@ -393,7 +373,7 @@ export class JobQueue {
 
   /** Stops taking jobs and waits (up to `timeoutMs`) for running ones to finish. Leaves the pool open. */
   async stop(timeoutMs: number): Promise<void> {
-    clearInterval(this.reclaimTimer);
+    this.unleasedSweep?.stop();
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
   }
 }

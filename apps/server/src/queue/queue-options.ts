@@ -40,3 +40,18 @@ export async function declareQueue(boss: PgBoss, definition: JobDefinition<unkno
   await boss.createQueue(definition.name, queueOptions);
   await boss.updateQueue(definition.name, queueOptions);
 }
+
+/**
+ * The queues of `definitions` with their expiry (the longest one run may take): each job's own,
+ * and the dead-letter queue of each job with something to settle when it fails for good.
+ */
+export function leasedQueuesOf(
+  definitions: Iterable<JobDefinition<unknown>>,
+): Array<{ name: string; maxSeconds: number }> {
+  return [...definitions].flatMap((definition) => [
+    { name: definition.name, maxSeconds: expiryOf(definition) },
+    ...(definition.giveUp
+      ? [{ name: deadLetterQueueOf(definition.name), maxSeconds: DEAD_LETTER_EXPIRY_SECONDS }]
+      : []),
+  ]);
+}
