@@ -13,6 +13,7 @@ import { AgentTabs } from '../components/agent-tabs';
 import { Field, FormMessage, TextArea } from '../components/field';
 import { PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { type FieldErrors, useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
@@ -138,7 +139,7 @@ function CorrectionForm(props: {
   const [answer, setAnswer] = useState(correction?.answer ?? '');
   const form = useForm();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   // Field ids are unique on the page: an edit form's carry the correction's id.
   const key = correction ? `c${correction.id}` : 'new';
   const onSubmit = (event: Event) => {

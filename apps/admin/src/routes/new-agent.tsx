@@ -9,9 +9,10 @@ import {
   ZSource,
 } from '@service/contract';
 import type { TargetedEvent, TargetedSubmitEvent } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, fieldErrorsOf } from '../api';
 import { Field, FormMessage } from '../components/field';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { useForm } from '../components/use-form';
 import { PATHS } from '../paths';
 import './new-agent.css';
@@ -51,7 +52,7 @@ export function NewAgent() {
       setDraft({ ...draft, [key]: value });
 
   // Each step's heading takes the focus, so a screen reader announces where the user is.
-  useEffect(() => heading.current?.focus(), [step]);
+  useFocusOnShow(heading, step);
 
   const site = siteOf(draft.siteUrl);
   const body = () => ({

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { ApiError, api, fieldErrorsOf } from '../api';
 import { FormMessage, TextArea } from '../components/field';
 import { LoadMore } from '../components/load-more';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { usePagedList } from '../paged-list';
 import { PATHS } from '../paths';
 import { session, startImpersonation } from '../session';
@@ -200,8 +201,8 @@ function ViewAs(props: { workspace: TPlatformWorkspace; onCancel: () => void }) 
   const [isBusy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
 
+  useFocusOnShow(heading, props.workspace.id);
   useEffect(() => {
-    heading.current?.focus();
     api(`/platform/workspaces/${encodeURIComponent(props.workspace.id)}/members`, z.array(ZPlatformMember))
       .then((found) => {
         setMembers(found);

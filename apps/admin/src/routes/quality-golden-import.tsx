@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { api } from '../api';
 import { FormMessage, TextArea } from '../components/field';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { useForm } from '../components/use-form';
 import { expectedOf, onFields } from './quality-shared';
 import { SelectField } from './select-field';
@@ -23,7 +24,7 @@ export function ImportForm(props: {
   const form = useForm();
   const key = 'import';
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   useEffect(() => {
     setCandidates(null);
     const agent = `/agents/${encodeURIComponent(props.agentId)}`;

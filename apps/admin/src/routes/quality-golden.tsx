@@ -10,6 +10,7 @@ import { api, apiVoid } from '../api';
 import { Field, FormMessage, TextArea } from '../components/field';
 import { PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { useForm } from '../components/use-form';
 import { usePagedList } from '../paged-list';
 import { can } from '../session';
@@ -119,7 +120,7 @@ function GoldenForm(props: {
   const form = useForm();
   const key = item ? `g${item.id}` : 'golden';
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   const onSubmit = (event: Event) => {
     event.preventDefault();
     const input = { question, ...expectedOf(expected), note: note.trim() ? note.trim() : null };

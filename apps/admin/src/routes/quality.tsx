@@ -10,6 +10,7 @@ import { ApiError, api } from '../api';
 import { AgentTabs } from '../components/agent-tabs';
 import { FormMessage } from '../components/field';
 import { LoadMore } from '../components/load-more';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
 import { GoldenSet } from './quality-golden';
@@ -254,7 +255,7 @@ function Metric(props: { label: string; text: string; delta: string | null }) {
 function RunDetail(props: { run: TEvaluationRun; onClose: () => void }) {
   const { run } = props;
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [run.id]);
+  useFocusOnShow(heading, run.id);
   return (
     <div class="card q-run-detail">
       <div class="page-head">

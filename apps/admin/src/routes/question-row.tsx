@@ -6,9 +6,10 @@ import {
   ZQuestionToCorrection,
   ZQuestionToKbArticle,
 } from '@service/contract';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { Field, FormMessage, TextArea } from '../components/field';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { type FieldErrors, useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import { correctionsPath } from '../paths';
@@ -302,6 +303,6 @@ function ToArticle(props: {
 /** A heading that takes the focus when its form opens (keyboard users land in the form). */
 function useFocus() {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   return heading;
 }

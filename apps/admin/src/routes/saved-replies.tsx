@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ApiError, api, apiVoid } from '../api';
 import { Field, FormActions, FormMessage, TextArea } from '../components/field';
 import { PlusIcon } from '../components/icons';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import { can, session } from '../session';
@@ -146,7 +147,7 @@ function SavedReplyForm(props: {
   const [body, setBody] = useState(reply?.body ?? '');
   const { errors, setErrors, notice, isBusy, submit } = useForm();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   const formId = reply ? `saved-edit-${reply.id}` : 'saved-new';
 
   const onSubmit = async (event: Event) => {

@@ -13,6 +13,7 @@ import { CopySecret } from '../components/copy-secret';
 import { Field, FormActions, FormMessage } from '../components/field';
 import { AlertIcon, PlusIcon } from '../components/icons';
 import { LoadMore } from '../components/load-more';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { dateText } from '../date-text';
 import { usePagedList } from '../paged-list';
 import './access.css';
@@ -107,7 +108,7 @@ function CreateToken(props: { onCreated: (token: TApiTokenCreated) => void; onCa
   const [message, setMessage] = useState<string | null>(null);
   const [isBusy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
 
   const toggle = (ability: TAbility, on: boolean) => {
     setAbilities((current) => (on ? [...current, ability] : current.filter((a) => a !== ability)));
@@ -189,7 +190,7 @@ function CreateToken(props: { onCreated: (token: TApiTokenCreated) => void; onCa
 
 function CreatedToken(props: { token: TApiTokenCreated; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   return (
     <div class="card once-card">
       <h2 ref={heading} tabIndex={-1}>

@@ -12,6 +12,7 @@ import { encode } from 'uqr';
 import { ApiError, api, apiVoid } from '../api';
 import { CopySecret } from '../components/copy-secret';
 import { Field, FormActions, FormMessage } from '../components/field';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import './access.css';
@@ -136,7 +137,7 @@ function Scan(props: {
   const [code, setCode] = useState('');
   const { errors, notice, isBusy, submit } = useForm();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
 
   const onSubmit = async (event: Event) => {
     event.preventDefault();
@@ -185,7 +186,7 @@ function Scan(props: {
 
 function RecoveryCodes(props: { codes: string[]; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   const text = props.codes.join('\n');
   const onDownload = () => {
     const blob = new Blob(

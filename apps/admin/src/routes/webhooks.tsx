@@ -14,6 +14,7 @@ import { ApiError, api, apiVoid } from '../api';
 import { CopySecret } from '../components/copy-secret';
 import { Field, FormActions, FormMessage } from '../components/field';
 import { AlertIcon, PlusIcon } from '../components/icons';
+import { useFocusOnShow } from '../components/use-focus-on-show';
 import { type FieldErrors, useForm } from '../components/use-form';
 import { dateText } from '../date-text';
 import { can, session } from '../session';
@@ -148,7 +149,7 @@ function CreateWebhook(props: { onCreated: (webhook: TWebhookCreated) => void; o
   const [format, setFormat] = useState<TWebhookFormat>('json');
   const { errors, setErrors, notice, isBusy, submit } = useForm();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
 
   const toggle = (event: string, on: boolean) => {
     setEvents((current) => (on ? [...current, event] : current.filter((e) => e !== event)));
@@ -233,7 +234,7 @@ function CreateWebhook(props: { onCreated: (webhook: TWebhookCreated) => void; o
 
 function CreatedWebhook(props: { webhook: TWebhookCreated; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useFocusOnShow(heading);
   return (
     <div class="card once-card">
       <h2 ref={heading} tabIndex={-1}>

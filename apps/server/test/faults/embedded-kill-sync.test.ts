@@ -22,6 +22,8 @@ import {
 } from './support/service-http.js';
 
 const POSTS = 200;
+/** Paragraphs per post in the batches cut short: about 60 KB of HTML each. */
+const HEAVY_PARAGRAPHS = 800;
 const SITE = 'https://embedded-shop.example.com';
 const skip = process.env.TEST_DATABASE_URL ? 'embedded-store test: runs in the PGlite pass' : false;
 
@@ -81,27 +83,42 @@ describe('embedded store: killed during a site sync, restarted, the sync repeate
     ({ auth, workspaceId } = await bootstrapOwner(env));
     agentId = await createAgent(url, auth, 'Shop bot');
     token = await integrationToken(env, workspaceId);
-    const firstBatch = await syncBatch(
-      url,
-      token,
-      agentId,
-      SITE,
-      Array.from({ length: 50 }, (_, i) => i + 1),
-    );
-    assert.equal(firstBatch.status, 200, JSON.stringify(firstBatch.body));
+    // Heavy batches (50 posts of about 60 KB each), so that writing one takes long enough to be
+    // cut in its middle: two of them measure how long that is on this machine (the cold start
+    // of the store's tables is paid by a small batch before them), the third is cut.
+    const posts = (from: number) => Array.from({ length: 50 }, (_, i) => from + i);
+    const warm = await syncBatch(url, token, agentId, SITE, [1]);
+    assert.equal(warm.status, 200, JSON.stringify(warm.body));
+    /** The ids of the sync requests the service has logged so far. */
     const syncs = () =>
-      first.lines.filter((line) => field(line, 'req', 'url') === '/api/v1/wp/posts/sync').length;
-    const before = syncs();
-    const inFlight = syncBatch(
-      url,
-      token,
-      agentId,
-      SITE,
-      Array.from({ length: 50 }, (_, i) => i + 51),
-    ).catch((error: unknown) => ({ status: 0, body: String(error) }));
+      first.lines
+        .filter((line) => field(line, 'req', 'url') === '/api/v1/wp/posts/sync')
+        .map((line) => field(line, 'reqId'));
+    const durations: number[] = [];
+    for (const from of [1, 51]) {
+      const count = syncs().length;
+      const batch = await syncBatch(url, token, agentId, SITE, posts(from), HEAVY_PARAGRAPHS);
+      assert.equal(batch.status, 200, JSON.stringify(batch.body));
+      let took: unknown;
+      for (const deadline = Date.now() + 10_000; took === undefined && Date.now() < deadline; ) {
+        const reqId = syncs()[count];
+        const done = first.lines.find(
+          (line) => reqId && field(line, 'reqId') === reqId && 'responseTime' in line,
+        );
+        took = field(done, 'responseTime');
+        if (took === undefined) await sleep(5);
+      }
+      assert.equal(typeof took, 'number', 'the measured batch logged its response time');
+      durations.push(Number(took));
+    }
+    const before = syncs().length;
+    const inFlight = syncBatch(url, token, agentId, SITE, posts(101), HEAVY_PARAGRAPHS).catch(
+      (error: unknown) => ({ status: 0, body: String(error) }),
+    );
     const deadline = Date.now() + 30_000;
-    while (syncs() === before && Date.now() < deadline) await sleep(5);
-    await sleep(50);
+    while (syncs().length === before && Date.now() < deadline) await sleep(2);
+    // A third of the way through the shorter of the two times the same work took just before.
+    await sleep(Math.min(...durations) / 3);
     first.signal('SIGKILL');
     assert.deepEqual(await first.waitForExit(), { code: null, signal: 'SIGKILL' });
     assert.equal((await inFlight).status, 0, 'the batch was cut short: it got no answer');

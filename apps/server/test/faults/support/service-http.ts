@@ -132,9 +132,9 @@ export async function integrationToken(env: Record<string, string>, workspaceId:
 }
 
 /** A post of the fault tests' site: a few paragraphs, so it makes a chunk or two. */
-export function faultPost(siteUrl: string, wpId: number): Record<string, unknown> {
+export function faultPost(siteUrl: string, wpId: number, paragraphCount = 4): Record<string, unknown> {
   const paragraphs = Array.from(
-    { length: 4 },
+    { length: paragraphCount },
     (_, i) => `<p>Post ${wpId}, part ${i}: parcels to zone ${wpId % 9} leave on day ${(wpId + i) % 7}.</p>`,
   ).join('');
   return {
@@ -144,26 +144,27 @@ export function faultPost(siteUrl: string, wpId: number): Record<string, unknown
     title: `Post ${wpId}`,
     content_html: `<h2>Post ${wpId}</h2>${paragraphs}`,
     excerpt: '',
-    content_hash: createHash('sha256').update(`fault-post-${wpId}`).digest('hex'),
+    content_hash: createHash('sha256').update(`fault-post-${wpId}-${paragraphCount}`).digest('hex'),
     modified_at: '2026-11-01T10:00:00+00:00',
     language: 'en',
     taxonomy_terms: ['news'],
   };
 }
 
-/** POSTs one signed posts/sync batch; returns the status and body. */
+/** POSTs one signed posts/sync batch (each post of `paragraphs` paragraphs); returns the status and body. */
 export function syncBatch(
   url: string,
   token: string,
   agentId: string,
   siteUrl: string,
   wpIds: readonly number[],
+  paragraphs = 4,
 ): Promise<{ status: number; body: unknown }> {
   const raw = JSON.stringify({
     agent_id: agentId,
     site_url: siteUrl,
     plugin_version: '1.2.0',
-    posts: wpIds.map((id) => faultPost(siteUrl, id)),
+    posts: wpIds.map((id) => faultPost(siteUrl, id, paragraphs)),
   });
   const signature = signRequest(token, raw, Math.floor(Date.now() / 1000));
   return fetch(`${url}/api/v1/wp/posts/sync`, {
