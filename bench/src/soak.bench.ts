@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { clusterUnavailable, startCluster } from '../../scripts/cluster/start-cluster.mjs';
 import { clusterEnv, rssMb, run, setUp } from './support/cluster-traffic.js';
@@ -5,11 +6,13 @@ import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, markdownTable, summarize } from './support/latency.js';
 import {
   buildMix,
+  clock,
   KINDS,
   type MinuteRecord,
   memorySlope,
   minuteRows,
   type Sample,
+  slowestRows,
   verdict,
 } from './support/soak-report.js';
 
@@ -24,6 +27,53 @@ const SAMPLE_EVERY_MS = 10_000;
 if (!(minutes > 0 && rate > 0 && instanceCount >= 1 && workerCount >= 0)) {
   console.error('usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2]');
   process.exit(2);
+}
+
+/** The database's own background work: autovacuum and autoanalyze runs, checkpoints. */
+type DbEvent = { at: number; what: string };
+
+/**
+ * Reads the soak database's maintenance since the last reading: tables whose autovacuum or
+ * autoanalyze ran (with PostgreSQL's timestamp of it) and checkpoints finished (at the reading's
+ * time, with their write and sync times). `seen` keeps what was reported already.
+ */
+async function databaseEvents(db: pg.Client, started: number, seen: Map<string, string>): Promise<DbEvent[]> {
+  const events: DbEvent[] = [];
+  const tables = await db.query<{ name: string; vacuum: Date | null; analyze: Date | null }>(
+    `select schemaname || '.' || relname as name, last_autovacuum as vacuum, last_autoanalyze as analyze
+       from pg_stat_user_tables`,
+  );
+  for (const row of tables.rows) {
+    for (const [kind, when] of [
+      ['autovacuum', row.vacuum],
+      ['autoanalyze', row.analyze],
+    ] as const) {
+      if (!when || when.getTime() < started) continue;
+      const key = `${kind} ${row.name}`;
+      if (seen.get(key) === when.toISOString()) continue;
+      seen.set(key, when.toISOString());
+      events.push({ at: (when.getTime() - started) / 1000, what: key });
+    }
+  }
+  const checkpoints = await db.query<{ n: string; write_ms: string; sync_ms: string }>(
+    `select (checkpoints_timed + checkpoints_req)::text as n, checkpoint_write_time::text as write_ms,
+            checkpoint_sync_time::text as sync_ms from pg_stat_bgwriter`,
+  );
+  const now = checkpoints.rows[0];
+  const before = seen.get('checkpoints');
+  if (now) {
+    if (before !== undefined) {
+      const [n, write, sync] = before.split(' ').map(Number);
+      if (Number(now.n) > (n ?? 0)) {
+        events.push({
+          at: (Date.now() - started) / 1000,
+          what: `checkpoint (written over ${(Number(now.write_ms) - (write ?? 0)).toFixed(0)} ms, sync ${(Number(now.sync_ms) - (sync ?? 0)).toFixed(0)} ms), before this reading`,
+        });
+      }
+    }
+    seen.set('checkpoints', `${now.n} ${now.write_ms} ${now.sync_ms}`);
+  }
+  return events;
 }
 
 function count(map: Map<string, number>, key: string): void {
@@ -49,6 +99,14 @@ async function main(): Promise<void> {
   const memory: Sample[] = [];
   const dbSamples: { at: number; connections: number; queue: number }[] = [];
   const failures = new Map<string, number>();
+  // What might explain a slow moment: the database's background work, and this process's own
+  // event loop (it sends the requests and answers as the fake model: a pause here is measured as
+  // the service's time).
+  const dbEvents: DbEvent[] = [];
+  const seenDb = new Map<string, string>();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const loopMax = new Map<number, number>();
+  loop.enable();
   try {
     const ctx = await setUp(cluster);
     const mix = buildMix(rate);
@@ -69,15 +127,20 @@ async function main(): Promise<void> {
         "select count(*)::text as n from pgboss.job where state in ('created', 'retry', 'active')",
       );
       dbSamples.push({ at, connections: Number(conns.rows[0]?.n), queue: Number(queue.rows[0]?.n) });
+      dbEvents.push(...(await databaseEvents(db, started, seenDb)));
+      const minute = Math.floor(at);
+      loopMax.set(minute, Math.max(loopMax.get(minute) ?? 0, loop.max / 1e6));
+      loop.reset();
     };
     await sample();
     let nextSample = Date.now() + SAMPLE_EVERY_MS;
     // Open loop: each 100 ms tick starts its share of the schedule, whatever is still running.
     for (let tick = 0; Date.now() < endAt; tick += 1) {
       for (const kind of mix(tick)) {
-        const minute = Math.floor((Date.now() - started) / 60_000);
+        const at = (Date.now() - started) / 1000;
+        const minute = Math.floor(at / 60);
         if (inFlight >= MAX_IN_FLIGHT) {
-          records.push({ minute, kind, ms: 0, ok: false });
+          records.push({ minute, kind, ms: 0, ok: false, at });
           count(failures, `${kind}: not sent, ${MAX_IN_FLIGHT} already in flight`);
           continue;
         }
@@ -93,7 +156,7 @@ async function main(): Promise<void> {
             return false;
           })
           .then((ok) => {
-            records.push({ minute, kind, ms: performance.now() - t0, ok });
+            records.push({ minute, kind, ms: performance.now() - t0, ok, at });
           })
           .finally(() => {
             inFlight -= 1;
@@ -116,6 +179,7 @@ async function main(): Promise<void> {
     await Promise.allSettled([...pending]);
     await sample();
   } finally {
+    loop.disable();
     await db.end().catch(() => undefined);
     await cluster.stop();
     await fake.close();
@@ -159,6 +223,24 @@ async function main(): Promise<void> {
         ['queue depth', String(Math.min(...queue)), String(Math.max(...queue)), String(queue.at(-1))],
       ],
     ),
+  );
+  console.log('\nThe 12 slowest requests (start, m:ss):\n');
+  console.log(markdownTable(['started', 'kind', 'ms'], slowestRows(records, 12)));
+  console.log("\nThe bench process's own event loop delay, max per minute (ms):\n");
+  console.log(
+    markdownTable(
+      ['minute', 'max ms'],
+      [...loopMax].map(([minute, ms]) => [String(minute + 1), formatMs(ms)]),
+    ),
+  );
+  console.log("\nThe database's background work during the run:\n");
+  console.log(
+    dbEvents.length > 0
+      ? markdownTable(
+          ['at', 'what'],
+          dbEvents.sort((a, b) => a.at - b.at).map((e) => [clock(e.at), e.what]),
+        )
+      : 'none seen',
   );
   if (failures.size > 0) {
     console.log('\nFailures:');

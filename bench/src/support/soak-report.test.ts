@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildMix, KINDS, MIX, type MinuteRecord, memorySlope, slope, verdict } from './soak-report.js';
+import {
+  buildMix,
+  clock,
+  KINDS,
+  MIX,
+  type MinuteRecord,
+  memorySlope,
+  slope,
+  slowestRows,
+  verdict,
+} from './soak-report.js';
 
 describe('soak schedule and report', () => {
   test('the schedule sends exactly the rate, each kind at its share, spread over the ticks', () => {
@@ -38,5 +48,20 @@ describe('soak schedule and report', () => {
     const judged = verdict(spike, still);
     assert.equal(judged.ok, false);
     assert.match(judged.lines.join('\n'), /1 of 4 outside/);
+  });
+
+  test('the slowest requests come slowest first, with the moment each started', () => {
+    const records: MinuteRecord[] = [
+      { minute: 0, kind: 'upload', ms: 40, ok: true, at: 5 },
+      { minute: 2, kind: 'site.sync', ms: 300, ok: true, at: 125.6 },
+      { minute: 1, kind: 'widget.message', ms: 900, ok: false, at: 70 },
+      { minute: 1, kind: 'admin.read', ms: 80, ok: true, at: 61 },
+    ];
+    assert.equal(clock(0), '1:00');
+    assert.equal(clock(125.6), '3:05');
+    assert.deepEqual(slowestRows(records, 2), [
+      ['3:05', 'site.sync', '300'],
+      ['2:01', 'admin.read', '80.0'],
+    ]);
   });
 });

@@ -16,8 +16,11 @@ export const MIX = {
 export type Kind = keyof typeof MIX;
 export const KINDS = Object.keys(MIX) as Kind[];
 
-/** One finished request: the minute it started in, its kind, its time and whether it succeeded. */
-export type MinuteRecord = { minute: number; kind: Kind; ms: number; ok: boolean };
+/**
+ * One finished request: the minute it started in, its kind, its time and whether it succeeded;
+ * `at` is when it started, in seconds since the soak's start.
+ */
+export type MinuteRecord = { minute: number; kind: Kind; ms: number; ok: boolean; at?: number };
 /** One memory reading of a process, `at` in minutes since the start. */
 export type Sample = { name: string; at: number; mb: number };
 
@@ -127,4 +130,19 @@ export function verdict(
       : `${outside.length === 0 ? 'PASS' : 'FAIL'} p99 per minute within ±${P99_BAND * 100} % of the median minute (${formatMs(median)} ms): ${outside.length} of ${p99s.length} outside`,
   );
   return { ok: errors === 0 && growing.length === 0 && outside.length === 0, lines };
+}
+
+/** A moment of the run as `m:ss` (minute numbers from 1, as in the per-minute table). */
+export function clock(seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(whole / 60) + 1}:${String(whole % 60).padStart(2, '0')}`;
+}
+
+/** The `count` slowest successful requests, slowest first, with when each started. */
+export function slowestRows(records: readonly MinuteRecord[], count: number): string[][] {
+  return records
+    .filter((r) => r.ok && r.at !== undefined)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map((r) => [clock(r.at ?? 0), r.kind, formatMs(r.ms)]);
 }
