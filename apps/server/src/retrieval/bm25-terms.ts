@@ -107,11 +107,17 @@ export async function queryStatistics(
           select s.word, similarity(s.word, d.word) as sim, true as edit, ${candidate(sql`s.word`)}
           -- Each slip is one primary-key lookup (a subquery, never a join or "word = any(…)",
           -- which the planner could answer with a scan of the agent's whole vocabulary or one
-          -- trigram index scan per slip, about a hundred per word).
-          from unnest(string_to_array(d.slips, ' ')) as s(word)
-          where d.df_simple = 0 and d.df_configured = 0 and d.slips <> ''
-            and not exists (select 1 from agent_words k where k.agent_id = ${agent} and k.word = d.word)
-            and (select true from agent_words v where v.agent_id = ${agent} and v.word = s.word)
+          -- trigram index scan per slip, about a hundred per word). The lookup runs in a subquery
+          -- of its own ("offset 0" keeps the planner from merging it), so only the few slips that
+          -- are words get their forms and frequencies: merged, the planner checked the cheaper-
+          -- looking "form is not null" first and parsed every slip's two forms.
+          from (
+            select s.word from unnest(string_to_array(d.slips, ' ')) as s(word)
+            where d.df_simple = 0 and d.df_configured = 0 and d.slips <> ''
+              and not exists (select 1 from agent_words k where k.agent_id = ${agent} and k.word = d.word)
+              and (select true from agent_words v where v.agent_id = ${agent} and v.word = s.word)
+            offset 0
+          ) as s
           union all
           (select v.word, similarity(v.word, d.word) as sim, false as edit, ${candidate(sql`v.word`)}
           from agent_words v
