@@ -20,21 +20,14 @@
  * `--ttft-only` skips (a)). Nothing passes or fails on time; it exits non-zero when a probe answers
  * wrong or the source fails.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { sql } from 'kysely';
 import { type BenchService, startBenchService } from './support/bench-service.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey } from './support/http.js';
-import {
-  argument,
-  formatMs,
-  formatRatio,
-  markdownTable,
-  positiveIntegers,
-  summarize,
-} from './support/latency.js';
+import { argument, formatMs, markdownTable, positiveIntegers, summarize } from './support/latency.js';
+import { comparisonRow, measureTtft, ORIGIN, type TtftResult, ttftRows } from './support/load-ttft.js';
 
 const PAGES = positiveIntegers(argument('pages'), [1000], '--pages')[0] ?? 1000;
 const IDLE_SECONDS = positiveIntegers(argument('idle-seconds'), [15], '--idle-seconds')[0] ?? 15;
@@ -45,11 +38,7 @@ if (!Number.isInteger(MODEL_DELAY_MS) || MODEL_DELAY_MS < 0) {
   process.exit(2);
 }
 const TTFT_ONLY = process.argv.includes('--ttft-only');
-const CONCURRENCY = 10;
-/** The longest a widget answer's stream may take before the run fails naming it. */
-const STREAM_TIMEOUT_MS = 60_000;
 const LOAD_LIMIT_MS = 15 * 60 * 1000;
-const ORIGIN = 'https://shop.example.com';
 const WORDS = (
   'delivery parcel return refund invoice voucher sweater jacket wool cotton store opening hours payment card ' +
   'warehouse courier tracking exchange size repair order account password newsletter discount season'
@@ -159,137 +148,11 @@ async function probe(baseUrl: string, api: Api, agentId: string, until: () => bo
   return { health: summarize(health), search: summarize(search) };
 }
 
-/** Widget time to first token: ms from sending the stream request to its first `event: token`. */
-async function ttft(baseUrl: string, token: string, question: string): Promise<number> {
-  const started = performance.now();
-  // A stream that stalls fails the run with what it had received, instead of waiting forever.
-  const response = await fetch(`${baseUrl}/v1/widget/messages/stream`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, origin: ORIGIN },
-    body: JSON.stringify({ message: question }),
-    signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
-  });
-  if (response.status !== 200 || !response.body) throw new Error(`stream answered ${response.status}`);
-  let first: number | null = null;
-  let text = '';
-  const decoder = new TextDecoder();
-  try {
-    for await (const part of response.body) {
-      text += decoder.decode(part, { stream: true });
-      if (first === null && text.includes('event: token\n')) first = performance.now() - started;
-    }
-  } catch (error) {
-    throw new Error(
-      `stream stalled after ${Math.round(performance.now() - started)} ms (request id ` +
-        `${response.headers.get('x-request-id') ?? '?'}): ${text.slice(-300)}`,
-      { cause: error },
-    );
-  }
-  if (first === null || !text.includes('event: done'))
-    throw new Error(`stream without token: ${text.slice(0, 300)}`);
-  return first;
-}
-
-async function widgetToken(baseUrl: string, agentId: string, n: number): Promise<string> {
-  const response = await fetch(`${baseUrl}/v1/widget/init`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: ORIGIN },
-    body: JSON.stringify({ agent_id: agentId, anon_id: `bench-load-${n}-${randomBytes(6).toString('hex')}` }),
-  });
-  const body: unknown = await response.json();
-  if (!hasKey(body, 'data') || !hasKey(body.data, 'token')) throw new Error(`init: ${JSON.stringify(body)}`);
-  return String(body.data.token);
-}
-
-async function measureTtft(baseUrl: string, agentId: string) {
-  const questions = [
-    'How long does delivery take?',
-    'Can I return a wool sweater?',
-    'Which cards do you take?',
-  ];
-  const tokens = await Promise.all(
-    Array.from({ length: CONCURRENCY }, (_, n) => widgetToken(baseUrl, agentId, n)),
-  );
-  const first = tokens[0] ?? '';
-  for (let i = 0; i < 10; i += 1) await ttft(baseUrl, first, questions[i % 3] ?? '');
-  const sequential: number[] = [];
-  for (let i = 0; i < REQUESTS; i += 1) sequential.push(await ttft(baseUrl, first, questions[i % 3] ?? ''));
-  const sequentialSummary = summarize(sequential);
-  // Ten clients that each ask again the moment their answer ends. Asked together, their
-  // questions reach the service in the same millisecond and, with a model that takes the same
-  // time for each, stay in step: every round is a burst of ten, the last of which waits for nine
-  // answers' retrieval first. Spread, the first questions start one tenth of an answer's time
-  // apart, as visitors' questions do; ten are still in flight at once.
-  const inFlight = async (spreadMs: number) => {
-    const times: number[] = [];
-    let next = 0;
-    await Promise.all(
-      tokens.map(async (token, client) => {
-        await new Promise((resolve) => setTimeout(resolve, client * spreadMs));
-        while (next < REQUESTS + CONCURRENCY) {
-          const n = next++;
-          const ms = await ttft(baseUrl, token, questions[n % 3] ?? '');
-          if (n >= CONCURRENCY) times.push(ms);
-        }
-      }),
-    );
-    return summarize(times);
-  };
-  const together = await inFlight(0);
-  const spread = await inFlight(sequentialSummary.p50 / CONCURRENCY);
-  return { sequential: sequentialSummary, together, spread };
-}
-
-type TtftResult = Awaited<ReturnType<typeof measureTtft>>;
-type Summary = ReturnType<typeof summarize>;
-
-/** One table row: `a` beside `b` (count, p50, p95 each) and the ratio of their p95. */
-function comparisonRow(what: string, a: Summary, b: Summary, goal: string): string[] {
-  return [
-    what,
-    `${a.count}`,
-    formatMs(a.p50),
-    formatMs(a.p95),
-    `${b.count}`,
-    formatMs(b.p50),
-    formatMs(b.p95),
-    formatRatio(b.p95 / a.p95),
-    goal,
-  ];
-}
-
-/** Table rows of the TTFT comparison; with a model delay, also the service's overhead (TTFT − delay). */
-function ttftRows(widget: TtftResult): string[][] {
-  const row = (what: string, a: Summary, b: Summary) => comparisonRow(what, a, b, '≤ 3x');
-  const minus = (s: Summary) =>
-    MODEL_DELAY_MS > 0 ? { ...s, p50: s.p50 - MODEL_DELAY_MS, p95: s.p95 - MODEL_DELAY_MS } : s;
-  const model = MODEL_DELAY_MS ? ` (model ${MODEL_DELAY_MS} ms)` : '';
-  const rows: string[][] = [];
-  for (const [how, measured] of [
-    ['asked together', widget.together],
-    ['first questions spread', widget.spread],
-  ] as const) {
-    rows.push(
-      row(`widget TTFT${model}: sequential vs ${CONCURRENCY} in flight, ${how}`, widget.sequential, measured),
-    );
-    if (MODEL_DELAY_MS > 0) {
-      rows.push(
-        row(
-          `widget TTFT overhead (minus the model delay), ${how}`,
-          minus(widget.sequential),
-          minus(measured),
-        ),
-      );
-    }
-  }
-  return rows;
-}
-
 function printTtft(widget: TtftResult): void {
   console.log(
     `\n${markdownTable(
       ['measure', 'n', 'p50 ms', 'p95 ms', 'n', 'p50 ms', 'p95 ms', 'p95 ratio', 'goal'],
-      ttftRows(widget),
+      ttftRows(widget, MODEL_DELAY_MS),
     )}\n`,
   );
   console.log(
@@ -344,7 +207,7 @@ async function main(): Promise<number> {
     while ((await statusOf(faq)) !== 'indexed') await new Promise((resolve) => setTimeout(resolve, 200));
 
     if (TTFT_ONLY) {
-      const widget = await measureTtft(baseUrl, shop);
+      const widget = await measureTtft(baseUrl, shop, REQUESTS);
       printTtft(widget);
       return 0;
     }
@@ -396,7 +259,7 @@ async function main(): Promise<number> {
         `${formatMs(loaded.health.p95)} ms, search p95 ${formatMs(loaded.search.p95)} ms, load average ${loadavg()[0]?.toFixed(1)}`,
     );
 
-    const widget = await measureTtft(baseUrl, shop);
+    const widget = await measureTtft(baseUrl, shop, REQUESTS);
     const row = comparisonRow;
     console.log(
       `\n${markdownTable(
@@ -404,7 +267,7 @@ async function main(): Promise<number> {
         [
           row('healthz: idle vs while indexing', idle.health, loaded.health, '≤ 2x'),
           row('admin search: idle vs while indexing', idle.search, loaded.search, '≤ 2x'),
-          ...ttftRows(widget),
+          ...ttftRows(widget, MODEL_DELAY_MS),
         ],
       )}\n`,
     );
