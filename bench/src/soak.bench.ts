@@ -31,13 +31,15 @@ if (!(minutes > 0 && rate > 0 && instanceCount >= 1 && workerCount >= 0)) {
 
 /** The database's own background work: autovacuum and autoanalyze runs, checkpoints. */
 type DbEvent = { at: number; what: string };
+/** What earlier readings saw: each table's last run of each kind, the checkpoint counters. */
+type DbSeen = { runs: Map<string, number>; checkpoints?: { n: number; writeMs: number; syncMs: number } };
 
 /**
  * Reads the soak database's maintenance since the last reading: tables whose autovacuum or
  * autoanalyze ran (with PostgreSQL's timestamp of it) and checkpoints finished (at the reading's
  * time, with their write and sync times). `seen` keeps what was reported already.
  */
-async function databaseEvents(db: pg.Client, started: number, seen: Map<string, string>): Promise<DbEvent[]> {
+async function databaseEvents(db: pg.Client, started: number, seen: DbSeen): Promise<DbEvent[]> {
   const events: DbEvent[] = [];
   const tables = await db.query<{ name: string; vacuum: Date | null; analyze: Date | null }>(
     `select schemaname || '.' || relname as name, last_autovacuum as vacuum, last_autoanalyze as analyze
@@ -50,8 +52,8 @@ async function databaseEvents(db: pg.Client, started: number, seen: Map<string, 
     ] as const) {
       if (!when || when.getTime() < started) continue;
       const key = `${kind} ${row.name}`;
-      if (seen.get(key) === when.toISOString()) continue;
-      seen.set(key, when.toISOString());
+      if (seen.runs.get(key) === when.getTime()) continue;
+      seen.runs.set(key, when.getTime());
       events.push({ at: (when.getTime() - started) / 1000, what: key });
     }
   }
@@ -59,20 +61,19 @@ async function databaseEvents(db: pg.Client, started: number, seen: Map<string, 
     `select (checkpoints_timed + checkpoints_req)::text as n, checkpoint_write_time::text as write_ms,
             checkpoint_sync_time::text as sync_ms from pg_stat_bgwriter`,
   );
-  const now = checkpoints.rows[0];
-  const before = seen.get('checkpoints');
-  if (now) {
-    if (before !== undefined) {
-      const [n, write, sync] = before.split(' ').map(Number);
-      if (Number(now.n) > (n ?? 0)) {
-        events.push({
-          at: (Date.now() - started) / 1000,
-          what: `checkpoint (written over ${(Number(now.write_ms) - (write ?? 0)).toFixed(0)} ms, sync ${(Number(now.sync_ms) - (sync ?? 0)).toFixed(0)} ms), before this reading`,
-        });
-      }
-    }
-    seen.set('checkpoints', `${now.n} ${now.write_ms} ${now.sync_ms}`);
+  const row = checkpoints.rows[0];
+  if (!row) return events;
+  const now = { n: Number(row.n), writeMs: Number(row.write_ms), syncMs: Number(row.sync_ms) };
+  const before = seen.checkpoints;
+  if (before && now.n > before.n) {
+    const written = (now.writeMs - before.writeMs).toFixed(0);
+    const synced = (now.syncMs - before.syncMs).toFixed(0);
+    events.push({
+      at: (Date.now() - started) / 1000,
+      what: `checkpoint (written over ${written} ms, sync ${synced} ms), before this reading`,
+    });
   }
+  seen.checkpoints = now;
   return events;
 }
 
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
   // event loop (it sends the requests and answers as the fake model: a pause here is measured as
   // the service's time).
   const dbEvents: DbEvent[] = [];
-  const seenDb = new Map<string, string>();
+  const seenDb: DbSeen = { runs: new Map() };
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const loopMax = new Map<number, number>();
   loop.enable();
