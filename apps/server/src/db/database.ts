@@ -4,6 +4,7 @@ import pg from 'pg';
 import { cacheMbFor } from './embedded-cache.js';
 import { type EmbeddedStoreThread, startStoreThread } from './embedded-store.js';
 import { embeddedNotifications, postgresNotifications, type StoreNotifications } from './notifications.js';
+import { preparingPool } from './prepared.js';
 import type { DB } from './schema.js';
 import { withStartupLock } from './startup-lock.js';
 import type { StoreLane, StoreScheduling, StoreWorkerData } from './store-messages.js';
@@ -116,11 +117,12 @@ async function openStoreThread(
     return pool;
   };
   const background = poolOf('background', EMBEDDED_BACKGROUND_POOL);
-  const backgroundDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: background }) });
+  const backgroundDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(background) }) });
   const interactive = poolOf('interactive', EMBEDDED_INTERACTIVE_POOL);
   const notifications = embeddedNotifications((statement) => interactive.query(statement));
   deliver = notifications.deliver;
   const database = await finishOpen(interactive, 'embedded', log, {
+    prepare: true,
     background: { db: backgroundDb, pool: background },
     notifications,
     afterPoolEnd: async () => {
@@ -218,11 +220,19 @@ async function finishOpen(
   pool: pg.Pool,
   mode: Database['mode'],
   log: Log,
-  options: { background?: StorePool; notifications: StoreNotifications; afterPoolEnd: () => Promise<void> },
+  options: {
+    background?: StorePool;
+    notifications: StoreNotifications;
+    afterPoolEnd: () => Promise<void>;
+    /** Run statements marked by `prepared` as named prepared statements (db/prepared.ts). */
+    prepare?: boolean;
+  },
 ): Promise<Database> {
   // An idle client erroring (server restart) must not crash the process; the next query reconnects.
   pool.on('error', (error) => log.warn(`database connection error: ${error.message}`));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: options.prepare ? preparingPool(pool) : pool }),
+  });
   let closed = false;
   const close = async () => {
     if (closed) return;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { prepared } from '../db/prepared.js';
 import type { SearchScope } from './fusion.js';
 import { eitherForm } from './lexical.js';
 import type { SearchComponents } from './search-components.js';
@@ -133,7 +134,7 @@ export async function queryStatistics(
         order by f.edit desc, case when f.edit then 0 else f.sim end desc, f.df desc, f.word
         limit 1) as fx on true`
     : sql`left join lateral (select null::text as word, null::text as form, null::real as sim, null::int as df, null::boolean as edit) as fx on true`;
-  const result = await sql<Row>`
+  const result = await prepared(sql<Row>`
     with w as (
       select t.i, t.word, t.slips,
         to_tsquery('simple', '''' || t.word || '''')::text as qs,
@@ -160,7 +161,7 @@ export async function queryStatistics(
       coalesce(array_agg(fx.df order by d.i), '{}') as fix_dfs,
       coalesce(array_agg(fx.sim order by d.i), '{}') as fix_sims,
       coalesce(array_agg(fx.edit order by d.i), '{}') as fix_edits
-    from d ${fix}`.execute(scope.db);
+    from d ${fix}`).execute(scope.db);
   const row = result.rows[0];
   const chunks = Number(row?.chunks ?? 0);
   const strictForms = row?.strict ?? null;

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { prepared } from '../db/prepared.js';
 import type { Bm25Term } from './bm25-terms.js';
 import { FEEDBACK_CANDIDATES, type FeedbackSettings, queryLexemes } from './feedback.js';
 import type { FusedHit, RankedList, SearchScope } from './fusion.js';
@@ -94,18 +95,24 @@ export async function bm25List(
   const body = sql.join(
     weighted.map(
       (t, i) =>
-        sql`${sql.lit(t.idf)} * s.tf[${sql.lit(i + 1)}] * ${sql.lit(settings.k1 + 1)} / (s.tf[${sql.lit(i + 1)}] + s.k)`,
+        sql`${t.idf}::float8 * s.tf[${sql.lit(i + 1)}] * ${sql.lit(settings.k1 + 1)} / (s.tf[${sql.lit(i + 1)}] + s.k)`,
     ),
     sql` + `,
   );
   const title: Sql =
     settings.title > 0
       ? sql`${sql.lit(settings.title)} * (${sql.join(
-          weighted.map((t) => sql`${sql.lit(t.idf)} * (p.tsv @@ ${t.tsquery}::tsquery)::int`),
+          weighted.map((t) => sql`${t.idf}::float8 * (p.tsv @@ ${t.tsquery}::tsquery)::int`),
           sql` + `,
         )})`
       : sql`0`;
   const isStrict = strict === '' ? sql`false` : sql`c.tsv @@ ${strict}::tsquery`;
+  const { feedback } = options;
+  const withFeedback =
+    feedback !== undefined &&
+    feedback.settings.weight > 0 &&
+    feedback.settings.terms > 0 &&
+    settings.pages === 0;
   const rows = sql.lit(Math.min(400, scope.candidates * 3));
   const scored = sql`
     cand as (
@@ -115,6 +122,7 @@ export async function bm25List(
       offset 0
     ), tf as materialized (
       select c.id, c.document_id, ${isStrict} as strict, length(c.tsv)::float8 as len, array[${tfs}] as tf
+        ${withFeedback ? sql`, c.tsv` : sql``}
       from cand c
     ), s as (
       select tf.*, ${k1} * (1 - ${b} + ${b} * tf.len / greatest(avg(tf.len) over (), 1)) as k from tf
@@ -127,17 +135,15 @@ export async function bm25List(
       from documents d
       where d.workspace_id = ${scope.workspaceId} and d.id in (select distinct document_id from cand)
     )`;
-  const { feedback } = options;
-  const result =
-    feedback && feedback.settings.weight > 0 && feedback.settings.terms > 0 && settings.pages === 0
-      ? await sql<Scored>`with ${scored}, ${feedbackRanking(scope, terms, settings, feedback, { body, title })}`.execute(
-          scope.db,
-        )
-      : await sql<Scored>`with ${scored}
+  const result = withFeedback
+    ? await prepared(
+        sql<Scored>`with ${scored}, ${feedbackRanking(scope, terms, settings, feedback, { body, title })}`,
+      ).execute(scope.db)
+    : await prepared(sql<Scored>`with ${scored}
     select s.id, s.document_id, s.strict, (${body}) + ${title} as score
     from s join p on p.id = s.document_id
     order by s.strict desc, score desc, s.id
-    limit ${rows}`.execute(scope.db);
+    limit ${rows}`).execute(scope.db);
   return { name: 'fulltext', ids: liftPages(result.rows, settings.pages).slice(0, scope.candidates) };
 }
 
@@ -159,37 +165,39 @@ function feedbackRanking(
   const { body, title } = parts;
   const k1 = sql.lit(settings.k1);
   const b = sql.lit(settings.b);
-  const n = sql.lit(feedback.chunks);
+  const n = sql`${feedback.chunks}::float8`;
   // IDF as `idf` computes it: ln(1 + (N − df + 0.5) / (df + 0.5)), N at least df.
   const idfOf = (df: Sql) => sql`ln(1 + (greatest(${n}, ${df}) - ${df} + 0.5) / (${df} + 0.5))`;
   const extraTitle: Sql =
-    settings.title > 0
-      ? sql`${sql.lit(settings.title)} * (p.tsv @@ quote_literal(fq.lexeme)::tsquery)::int`
-      : sql`0`;
+    settings.title > 0 ? sql`${sql.lit(settings.title)} * (p.tsv @@ fq.q)::int` : sql`0`;
   return sql`r1 as materialized (
-      select s.id, s.document_id, s.strict, s.len, s.tf, (${body}) + ${title} as score
+      select s.id, s.document_id, s.strict, s.len, s.tf, s.tsv, (${body}) + ${title} as score
       from s join p on p.id = s.document_id
       order by s.strict desc, score desc, s.id
       limit ${sql.lit(scope.candidates)}
     ), top as (
-      select r1.id, row_number() over (order by r1.strict desc, r1.score desc, r1.id) as rank
+      select r1.id, r1.tsv, row_number() over (order by r1.strict desc, r1.score desc, r1.id) as rank
       from r1 order by rank limit ${sql.lit(feedback.settings.chunks)}
     ), words as (
-      select u.lexeme, sum(coalesce(cardinality(u.positions), 1)::float8 / greatest(length(c.tsv), 1) / t.rank) as weight
-      from top t join cand c on c.id = t.id
-      cross join lateral unnest(c.tsv) as u(lexeme, positions, weights)
+      select u.lexeme, sum(coalesce(cardinality(u.positions), 1)::float8 / greatest(length(t.tsv), 1) / t.rank) as weight
+      from top t cross join lateral unnest(t.tsv) as u(lexeme, positions, weights)
       where u.lexeme ~ '^[[:alpha:]][[:alnum:]_]+$'
       group by u.lexeme
       order by weight desc, u.lexeme
       limit ${sql.lit(FEEDBACK_CANDIDATES)}
     ), fw as (
-      select w.lexeme, w.weight * ${idfOf(sql`a.df`)} as fscore, ${idfOf(sql`a.df`)} as idf
-      from words w join agent_terms a on a.agent_id = ${scope.agentId} and a.term = w.lexeme
-      where a.df >= 2 and not (w.lexeme = any(${queryLexemes(terms)}::text[]))
+      select w.lexeme, w.weight * ${idfOf(sql`w.df`)} as fscore, ${idfOf(sql`w.df`)} as idf
+      from (
+        -- One primary-key lookup per word (a join read every term of the agent for each word).
+        select words.*, (select a.df from agent_terms a where a.agent_id = ${scope.agentId} and a.term = words.lexeme) as df
+        from words offset 0
+      ) as w
+      where w.df >= 2 and not (w.lexeme = any(${queryLexemes(terms)}::text[]))
       order by fscore desc, w.lexeme
       limit ${sql.lit(feedback.settings.terms)}
     ), fq as (
-      select fw.lexeme, fw.idf * ${sql.lit(feedback.settings.weight)} * fw.fscore / max(fw.fscore) over () as qidf
+      select fw.lexeme, quote_literal(fw.lexeme)::tsquery as q,
+        fw.idf * ${sql.lit(feedback.settings.weight)} * fw.fscore / max(fw.fscore) over () as qidf
       from fw where fw.fscore > 0
     ), r2 as (
       select r1.*, ${k1} * (1 - ${b} + ${b} * r1.len / greatest(avg(r1.len) over (), 1)) as k from r1
@@ -198,9 +206,9 @@ function feedbackRanking(
       case when exists (select 1 from fq) then (${body}) + ${title} + coalesce((
         select sum(${settings.idf ? sql`fq.qidf` : sql`1`} * (x.tf * ${sql.lit(settings.k1 + 1)} / (x.tf + s.k) + ${extraTitle}))
         from fq cross join lateral (
-          select ts_rank_cd('{1,1,1,1}', c.tsv, quote_literal(fq.lexeme)::tsquery)::float8 as tf) as x
+          select ts_rank_cd('{1,1,1,1}', s.tsv, fq.q)::float8 as tf) as x
       ), 0) else s.score end as score
-    from r2 s join p on p.id = s.document_id join cand c on c.id = s.id
+    from r2 s join p on p.id = s.document_id
     order by s.strict desc, score desc, s.id`;
 }
 

@@ -1,6 +1,7 @@
 import type { TSearchHit } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseFeatures } from '../db/database.js';
+import { PREPARED } from '../db/prepared.js';
 import type { DB } from '../db/schema.js';
 import type { EmbeddingProvider } from '../embeddings/index.js';
 import { requireAgent } from '../services/require-agent.js';
@@ -114,6 +115,7 @@ async function loadHits(scope: SearchScope, top: FusedHit[]): Promise<HitWithDoc
   if (top.length === 0) return [];
   const rows = await scope.db
     .selectFrom('chunks')
+    .modifyFront(PREPARED)
     .innerJoin('documents', 'documents.id', 'chunks.document_id')
     .select([
       'chunks.id as chunk_id',
@@ -128,11 +130,7 @@ async function loadHits(scope: SearchScope, top: FusedHit[]): Promise<HitWithDoc
     .where('chunks.workspace_id', '=', scope.workspaceId)
     .where('chunks.agent_id', '=', scope.agentId)
     .where('documents.workspace_id', '=', scope.workspaceId)
-    .where(
-      'chunks.id',
-      'in',
-      top.map((hit) => hit.id),
-    )
+    .where('chunks.id', '=', sql<string>`any(${top.map((hit) => hit.id)}::text[])`)
     .execute();
   const byId = new Map(rows.map((row) => [row.chunk_id, row]));
   const hits: HitWithDocument[] = [];

@@ -11,6 +11,7 @@ import {
 } from '@service/contract';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
+import { PREPARED } from '../../db/prepared.js';
 import type { AgentRow, DB } from '../../db/schema.js';
 import type { ConversationRow, MessageRow } from '../../db/schema-conversations.js';
 import { AppError } from '../../errors/app-error.js';
@@ -67,6 +68,7 @@ async function readCaller(
 ): Promise<WidgetCaller | null | 'missing'> {
   const row = await db
     .selectFrom('conversations as c')
+    .modifyFront(PREPARED)
     .innerJoin('agents as a', (join) =>
       join.onRef('a.id', '=', 'c.agent_id').onRef('a.workspace_id', '=', 'c.workspace_id'),
     )

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
 import type { ChatMessage } from '../../llm/llm-provider.js';
 import { newId } from '../../security/ids.js';
@@ -39,7 +40,7 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
   const names = Object.keys(extra);
   const extras = names.map((name) => sql`${extra[name]} as ${sql.id(name)}`);
   const limit = messageLimitSql(caller.workspaceId);
-  const { rows } = await sql<{ history: { role: string; content: string }[]; accepted: boolean } & Extra>`
+  const statement = prepared(sql<{ history: { role: string; content: string }[]; accepted: boolean } & Extra>`
     with counted as (
       insert into workspace_usage (workspace_id, period, visitor_messages)
       select ${caller.workspaceId}, ${usagePeriod(now)}, 1
@@ -83,7 +84,8 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
           limit ${HISTORY_MESSAGES}
         ) as h), '[]'::jsonb) as history,
       exists (select 1 from counted) as accepted
-      ${extras.length > 0 ? sql`, ${sql.join(extras)}` : sql``}`.execute(db);
+      ${extras.length > 0 ? sql`, ${sql.join(extras)}` : sql``}`);
+  const { rows } = await statement.execute(db);
   const row = rows[0];
   if (!row) throw new Error('recording the question returned no row');
   const history = row.history.map((message): ChatMessage => {
