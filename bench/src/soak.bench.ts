@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { clusterUnavailable, startCluster } from '../../scripts/cluster/start-cluster.mjs';
+import { clusterUnavailable, readAccessLog, startCluster } from '../../scripts/cluster/start-cluster.mjs';
 import { clusterEnv, rssMb, run, setUp } from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, markdownTable, summarize } from './support/latency.js';
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
   const memory: Sample[] = [];
   const dbSamples: { at: number; connections: number; queue: number }[] = [];
   const failures = new Map<string, number>();
+  const upstreamOf = new Map<string, string>();
   // What might explain a slow moment: the database's background work, and this process's own
   // event loop (it sends the requests and answers as the fake model: a pause here is measured as
   // the service's time).
@@ -148,16 +149,16 @@ async function main(): Promise<void> {
         inFlight += 1;
         const t0 = performance.now();
         const job = run(kind, ctx)
-          .then((status) => {
+          .then(({ status, requestId }) => {
             if (status >= 300) count(failures, `${kind}: answered ${status}`);
-            return status < 300;
+            return { ok: status < 300, requestId };
           })
           .catch((error: unknown) => {
             count(failures, `${kind}: ${error instanceof Error ? error.message : String(error)}`);
-            return false;
+            return { ok: false, requestId: '' };
           })
-          .then((ok) => {
-            records.push({ minute, kind, ms: performance.now() - t0, ok, at });
+          .then(({ ok, requestId }) => {
+            records.push({ minute, kind, ms: performance.now() - t0, ok, at, requestId });
           })
           .finally(() => {
             inFlight -= 1;
@@ -181,6 +182,10 @@ async function main(): Promise<void> {
     await sample();
   } finally {
     loop.disable();
+    // Which instance served each request, read before the cluster's directory goes.
+    for (const entry of readAccessLog(cluster.accessLog)) {
+      if (entry.requestId && entry.requestId !== '-') upstreamOf.set(entry.requestId, entry.upstream);
+    }
     await db.end().catch(() => undefined);
     await cluster.stop();
     await fake.close();
@@ -225,8 +230,10 @@ async function main(): Promise<void> {
       ],
     ),
   );
-  console.log('\nThe 12 slowest requests (start, m:ss):\n');
-  console.log(markdownTable(['started', 'kind', 'ms'], slowestRows(records, 12)));
+  console.log('\nThe 12 slowest requests (start, m:ss; the instance nginx chose, from its access log):\n');
+  console.log(
+    markdownTable(['started', 'kind', 'ms', 'instance', 'request id'], slowestRows(records, 12, upstreamOf)),
+  );
   console.log("\nThe bench process's own event loop delay, max per minute (ms):\n");
   console.log(
     markdownTable(

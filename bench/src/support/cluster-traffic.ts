@@ -52,7 +52,7 @@ export async function call(
   method: string,
   path: string,
   init: { headers?: Record<string, string>; body?: string | FormData } = {},
-): Promise<{ status: number; json: unknown }> {
+): Promise<{ status: number; json: unknown; requestId: string }> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: init.headers,
@@ -66,7 +66,7 @@ export async function call(
   } catch {
     json = text;
   }
-  return { status: res.status, json };
+  return { status: res.status, json, requestId: res.headers.get('x-request-id') ?? '' };
 }
 
 export const dataOf = (json: unknown): Record<string, unknown> =>
@@ -88,8 +88,11 @@ export function postRecord(wpId: number, version: number) {
   };
 }
 
-/** Sends one request of `kind`; answers its status. */
-export async function run(kind: Kind, ctx: Ctx): Promise<number> {
+/** What one request of the traffic got: its status and the service's request id. */
+export type Sent = { status: number; requestId: string };
+
+/** Sends one request of `kind`; answers its status and request id. */
+export async function run(kind: Kind, ctx: Ctx): Promise<Sent> {
   const base = ctx.cluster.url;
   const widgetHeaders = (token?: string) => ({
     'content-type': 'application/json',
@@ -107,7 +110,7 @@ export async function run(kind: Kind, ctx: Ctx): Promise<number> {
         ctx.visitors.push(token);
         if (ctx.visitors.length > 50) ctx.visitors.shift();
       }
-      return answer.status;
+      return answer;
     }
     case 'widget.message': {
       const token = ctx.visitors[Math.floor(Math.random() * ctx.visitors.length)];
@@ -117,7 +120,7 @@ export async function run(kind: Kind, ctx: Ctx): Promise<number> {
         headers: widgetHeaders(token),
         body: JSON.stringify({ message: question }),
       });
-      return answer.status;
+      return answer;
     }
     case 'site.sync': {
       // Five posts: mostly edits of the first 200, sometimes a new one.
@@ -139,7 +142,7 @@ export async function run(kind: Kind, ctx: Ctx): Promise<number> {
         },
         body,
       });
-      return answer.status;
+      return answer;
     }
     case 'admin.read': {
       const paths = [
@@ -151,7 +154,7 @@ export async function run(kind: Kind, ctx: Ctx): Promise<number> {
       ];
       const path = paths[Math.floor(Math.random() * paths.length)] ?? paths[0];
       const answer = await call(base, 'GET', path ?? '/api/v1/admin/agents', { headers: ctx.admin });
-      return answer.status;
+      return answer;
     }
     case 'upload': {
       const form = new FormData();
@@ -161,7 +164,7 @@ export async function run(kind: Kind, ctx: Ctx): Promise<number> {
         headers: ctx.admin,
         body: form,
       });
-      return answer.status;
+      return answer;
     }
   }
 }

@@ -50,18 +50,20 @@ describe('soak schedule and report', () => {
     assert.match(judged.lines.join('\n'), /1 of 4 outside/);
   });
 
-  test('the slowest requests come slowest first, with the moment each started', () => {
+  test('the slowest requests come slowest first, with the moment each started and the instance behind each', () => {
     const records: MinuteRecord[] = [
       { minute: 0, kind: 'upload', ms: 40, ok: true, at: 5 },
-      { minute: 2, kind: 'site.sync', ms: 300, ok: true, at: 125.6 },
+      { minute: 2, kind: 'site.sync', ms: 300, ok: true, at: 125.6, requestId: 'req-a' },
       { minute: 1, kind: 'widget.message', ms: 900, ok: false, at: 70 },
       { minute: 1, kind: 'admin.read', ms: 80, ok: true, at: 61 },
     ];
     assert.equal(clock(0), '1:00');
     assert.equal(clock(125.6), '3:05');
-    assert.deepEqual(slowestRows(records, 2), [
-      ['3:05', 'site.sync', '300'],
-      ['2:01', 'admin.read', '80.0'],
+    const upstreamOf = new Map([['req-a', '127.0.0.1:4102']]);
+    assert.deepEqual(slowestRows(records, 2, upstreamOf), [
+      ['3:05', 'site.sync', '300', '127.0.0.1:4102', 'req-a'],
+      // No request id (the request got no answer header) or not in the log: shown as unknown.
+      ['2:01', 'admin.read', '80.0', '?', '?'],
     ]);
   });
 });

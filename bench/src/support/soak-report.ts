@@ -20,7 +20,15 @@ export const KINDS = Object.keys(MIX) as Kind[];
  * One finished request: the minute it started in, its kind, its time and whether it succeeded;
  * `at` is when it started, in seconds since the soak's start.
  */
-export type MinuteRecord = { minute: number; kind: Kind; ms: number; ok: boolean; at?: number };
+export type MinuteRecord = {
+  minute: number;
+  kind: Kind;
+  ms: number;
+  ok: boolean;
+  at?: number;
+  /** The service's request id (the `x-request-id` answer header), when it answered. */
+  requestId?: string;
+};
 /** One memory reading of a process, `at` in minutes since the start. */
 export type Sample = { name: string; at: number; mb: number };
 
@@ -138,11 +146,25 @@ export function clock(seconds: number): string {
   return `${Math.floor(whole / 60) + 1}:${String(whole % 60).padStart(2, '0')}`;
 }
 
-/** The `count` slowest successful requests, slowest first, with when each started. */
-export function slowestRows(records: readonly MinuteRecord[], count: number): string[][] {
+/**
+ * The `count` slowest successful requests, slowest first, with when each started, the instance
+ * nginx sent each to (`upstreamOf` a request id, from its access log) and the request id (to find
+ * the request in that instance's log).
+ */
+export function slowestRows(
+  records: readonly MinuteRecord[],
+  count: number,
+  upstreamOf: ReadonlyMap<string, string> = new Map(),
+): string[][] {
   return records
     .filter((r) => r.ok && r.at !== undefined)
     .sort((a, b) => b.ms - a.ms)
     .slice(0, count)
-    .map((r) => [clock(r.at ?? 0), r.kind, formatMs(r.ms)]);
+    .map((r) => [
+      clock(r.at ?? 0),
+      r.kind,
+      formatMs(r.ms),
+      (r.requestId && upstreamOf.get(r.requestId)) || '?',
+      r.requestId || '?',
+    ]);
 }
