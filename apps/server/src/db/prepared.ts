@@ -74,10 +74,11 @@ class Statements {
     const name = `s${hash}_${this.serial}`;
     let evict: string | null = null;
     if (this.names.size >= this.capacity) {
-      const [oldestText, oldestName] = this.names.entries().next().value ?? [];
-      if (oldestText !== undefined && oldestName !== undefined) {
+      // A Map iterates in insertion order, and every use moves its entry to the end.
+      for (const [oldestText, oldestName] of this.names) {
         this.names.delete(oldestText);
         evict = oldestName;
+        break;
       }
     }
     this.names.set(text, name);
@@ -102,7 +103,8 @@ class PreparingClient implements PostgresPoolClient {
       // Kysely's streaming (a cursor); not used with a prepared statement.
       return (this.client as unknown as PostgresPoolClient).query(statement);
     }
-    const values = [...(parameters ?? [])];
+    // Kysely passes a fresh array for each query: no copy needed.
+    const values = (parameters ?? []) as unknown[];
     if (!isMarked(statement)) {
       return this.client.query(statement, values) as unknown as Promise<PostgresQueryResult<R>>;
     }

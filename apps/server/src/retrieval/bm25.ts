@@ -192,7 +192,7 @@ function feedbackRanking(
         select words.*, (select a.df from agent_terms a where a.agent_id = ${scope.agentId} and a.term = words.lexeme) as df
         from words offset 0
       ) as w
-      where w.df >= 2 and not (w.lexeme = any(${queryLexemes(terms)}::text[]))
+      where w.df >= 2 and w.lexeme <> all(${queryLexemes(terms)}::text[])
       order by fscore desc, w.lexeme
       limit ${sql.lit(feedback.settings.terms)}
     ), fq as (

@@ -130,7 +130,7 @@ async function loadHits(scope: SearchScope, top: FusedHit[]): Promise<HitWithDoc
     .where('chunks.workspace_id', '=', scope.workspaceId)
     .where('chunks.agent_id', '=', scope.agentId)
     .where('documents.workspace_id', '=', scope.workspaceId)
-    .where('chunks.id', '=', sql<string>`any(${top.map((hit) => hit.id)}::text[])`)
+    .where((eb) => eb('chunks.id', '=', eb.fn.any(eb.val(top.map((hit) => hit.id)))))
     .execute();
   const byId = new Map(rows.map((row) => [row.chunk_id, row]));
   const hits: HitWithDocument[] = [];
