@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -209,14 +209,26 @@ if (needsDatabase && env.TEST_DATABASE_URL) {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const fileTimes = new Map();
 if (existsSync(env.TEST_COUNTS_FILE)) {
   for (const outcome of readFileSync(env.TEST_COUNTS_FILE, 'utf8').split('\n')) {
-    if (outcome === 'passed') passed += 1;
+    if (outcome.startsWith('file ')) {
+      const [, ms, path] = outcome.match(/^file (\d+) (.*)$/) ?? [];
+      if (path) fileTimes.set(path, (fileTimes.get(path) ?? 0) + Number(ms));
+    } else if (outcome === 'passed') passed += 1;
     else if (outcome === 'failed') failed += 1;
     else if (outcome === 'skipped') skipped += 1;
   }
 }
 rmSync(countsDir, { recursive: true, force: true });
+// The slowest files and the run's total, so a CI run that grows shows where its time went.
+if (fileTimes.size > 0) {
+  const times = [...fileTimes].map(([path, ms]) => ({ path, ms })).sort((a, b) => b.ms - a.ms);
+  const total = times.reduce((sum, { ms }) => sum + ms, 0);
+  console.log(`Slowest test files (of ${times.length}; ${Math.round(total / 1000)} s summed over files):`);
+  for (const { ms, path } of times.slice(0, 15))
+    console.log(`${(ms / 1000).toFixed(1).padStart(8)} s  ${isAbsolute(path) ? relative(root, path) : path}`);
+}
 const exitCode = run.status === 0 && failed === 0 && passed > 0 ? 0 : 1;
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 process.exit(exitCode);
