@@ -1,5 +1,4 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
-import pinoPretty from 'pino-pretty';
 
 /** Paths never written to logs, whatever a log call passes. */
 export const REDACTED_PATHS = [
@@ -23,9 +22,10 @@ export function wantsPrettyLog(format: 'auto' | 'json' | 'pretty', stdoutIsTty: 
 
 /**
  * Readable lines on stdout (time, level, message, then the fields), written synchronously so a
- * crash loses nothing; colours only on a terminal.
+ * crash loses nothing; colours only on a terminal. The formatter is loaded only when asked for.
  */
-export function prettyDestination(colorize: boolean): DestinationStream {
+export async function prettyDestination(colorize: boolean): Promise<DestinationStream> {
+  const { default: pinoPretty } = await import('pino-pretty');
   return pinoPretty({
     sync: true,
     colorize,

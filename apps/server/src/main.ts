@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const tty = process.stdout.isTTY === true;
   const log = createLogger(
     loaded.logLevel,
-    wantsPrettyLog(loaded.logFormat, tty) ? prettyDestination(tty) : undefined,
+    wantsPrettyLog(loaded.logFormat, tty) ? await prettyDestination(tty) : undefined,
   );
   const config = await ensureAppKey(loaded, (message) => log.warn(message));
   const service = await startService(config, log, {

@@ -3,8 +3,9 @@ import type { SafeFetchResult } from '../outbound/index.js';
 import { sha256Hex } from '../security/hashing.js';
 import { hasBinaryExtension, normalizeUrl, originOf } from './crawl-url.js';
 import { decodeHtml, type FetchPage, isHtmlContentType } from './fetch-page.js';
-import { type HtmlPage, robotsHeaderDirectives } from './read-html-page.js';
+import type { HtmlPage } from './read-html-page.js';
 import type { RobotsRules } from './robots.js';
+import { robotsHeaderDirectives } from './robots.js';
 
 /** A page the crawler emits: `url` is its canonical URL when it declares one on its own origin. */
 export type CrawledPage = { url: string; title: string; text: string; hash: string; lang: string | null };

@@ -4,6 +4,8 @@ import { htmlToText } from '../ingest/html-text.js';
 import { normalizeUrl, originOf } from './crawl-url.js';
 import { CRAWLER_TOKEN } from './robots.js';
 
+export { robotsHeaderDirectives } from './robots.js';
+
 /** What the crawler needs from one HTML page. */
 export type HtmlPage = {
   title: string;
@@ -91,31 +93,6 @@ export function readHtmlPage(html: string, url: string): HtmlPage {
     nofollow: directives.has('nofollow') || directives.has('none'),
   };
 }
-
-/** The robots directives of an `X-Robots-Tag` header that apply to the crawler (lower-case). */
-export function robotsHeaderDirectives(value: string): Set<string> {
-  const result = new Set<string>();
-  let applies = true;
-  for (const part of value.toLowerCase().split(',')) {
-    // "otherbot: noindex, nofollow" scopes what follows to that crawler (Google's syntax);
-    // "max-snippet: 20" and the like are directives with a value, not scopes.
-    const scoped = /^\s*([a-z0-9_-]+)\s*:\s*(.*)$/.exec(part);
-    let directive = part.trim();
-    if (scoped?.[1] !== undefined && scoped[2] !== undefined && !VALUED_DIRECTIVES.has(scoped[1])) {
-      applies = scoped[1] === CRAWLER_TOKEN.toLowerCase();
-      directive = scoped[2].trim();
-    }
-    if (applies && directive !== '') result.add(directive);
-  }
-  return result;
-}
-
-const VALUED_DIRECTIVES: ReadonlySet<string> = new Set([
-  'unavailable_after',
-  'max-snippet',
-  'max-image-preview',
-  'max-video-preview',
-]);
 
 function robotsDirectives(document: DomDocument): Set<string> {
   const result = new Set<string>();

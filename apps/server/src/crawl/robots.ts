@@ -86,3 +86,28 @@ export async function fetchRobots(origin: string, fetchPage: FetchPage): Promise
     `failed: ${robotsUrl} answered HTTP ${status}; robots.txt is unreachable, so nothing may be crawled`,
   );
 }
+
+/** The robots directives of an `X-Robots-Tag` header that apply to the crawler (lower-case). */
+export function robotsHeaderDirectives(value: string): Set<string> {
+  const result = new Set<string>();
+  let applies = true;
+  for (const part of value.toLowerCase().split(',')) {
+    // "otherbot: noindex, nofollow" scopes what follows to that crawler (Google's syntax);
+    // "max-snippet: 20" and the like are directives with a value, not scopes.
+    const scoped = /^\s*([a-z0-9_-]+)\s*:\s*(.*)$/.exec(part);
+    let directive = part.trim();
+    if (scoped?.[1] !== undefined && scoped[2] !== undefined && !VALUED_DIRECTIVES.has(scoped[1])) {
+      applies = scoped[1] === CRAWLER_TOKEN.toLowerCase();
+      directive = scoped[2].trim();
+    }
+    if (applies && directive !== '') result.add(directive);
+  }
+  return result;
+}
+
+const VALUED_DIRECTIVES: ReadonlySet<string> = new Set([
+  'unavailable_after',
+  'max-snippet',
+  'max-image-preview',
+  'max-video-preview',
+]);

@@ -1,10 +1,7 @@
 import type { CrawlReader } from '../crawl/crawl-reader.js';
 import type { UploadType } from '../ingest/uploads/detect-upload-type.js';
-import {
-  type ExtractedUpload,
-  extractUploadText,
-  UPLOAD_TYPE_NAMES,
-} from '../ingest/uploads/extract-upload-text.js';
+import { type ExtractedUpload, extractPlainText } from '../ingest/uploads/extract-plain-text.js';
+import { extractWithinRules, UPLOAD_TYPE_NAMES } from '../ingest/uploads/upload-text-rules.js';
 import { siblingModule } from '../workers/sibling-module.js';
 import { createBoundedPool, type PoolLimits, WorkerLimitError } from './bounded-pool.js';
 import type { ExtractionOutcome, ExtractionTask } from './extraction-task.js';
@@ -83,7 +80,7 @@ export function createExtractionPool(limits: ExtractionLimits): ExtractionPool {
   return {
     async extractUpload(bytes, type) {
       if (type === 'csv' || type === 'md' || type === 'txt') {
-        return extractUploadText(bytes, type, { maxTextChars });
+        return extractWithinRules(type, maxTextChars, () => extractPlainText(bytes, type));
       }
       // A copy of exactly these bytes, moved to the thread: cloning a view would copy its whole
       // buffer, and moving the caller's would detach it. (Not `slice`: on a Buffer it is a view.)

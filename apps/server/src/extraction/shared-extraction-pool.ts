@@ -1,5 +1,5 @@
 import { EXTRACTION_DEFAULTS } from '../config/config.js';
-import { MAX_TEXT_CHARS } from '../ingest/uploads/extract-upload-text.js';
+import { MAX_TEXT_CHARS } from '../ingest/uploads/upload-text-rules.js';
 import type { PoolLimits } from './bounded-pool.js';
 import { createExtractionPool, type ExtractionLimits, type ExtractionPool } from './extraction-pool.js';
 

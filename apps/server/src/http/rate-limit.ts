@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
@@ -78,13 +79,23 @@ function watchRedis(redis: Redis, log: RedisStateLog | undefined): void {
   });
 }
 
+/** The Redis client class, loaded only when REDIS_URL is set (most single instances have no Redis). */
+function redisClass(): typeof Redis {
+  const loaded: typeof import('ioredis') = createRequire(import.meta.url)('ioredis');
+  return loaded.Redis;
+}
+
 /**
  * Builds the limiters: in-process memory by default; Redis (shared by every instance) when
  * REDIS_URL is set, with an in-memory insurance limiter if Redis is unreachable.
  */
 export function createRateLimits(config: Config, log?: RedisStateLog): RateLimits {
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+    ? new (redisClass())(config.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        lazyConnect: false,
+      })
     : null;
   if (redis) watchRedis(redis, log);
   const build = (limit: Limit): RateLimiter => {

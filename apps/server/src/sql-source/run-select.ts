@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import { checkUrl, type Resolve } from '../outbound/index.js';
-import { queryMysql } from './query-mysql.js';
 import { queryPostgres } from './query-postgres.js';
 import type { RawResult, SqlQueryPlan } from './sql-query-plan.js';
 import { isValidSqlHost, type SqlConnectionConfig, type SqlEngine } from './sql-source-config.js';
@@ -40,7 +39,8 @@ export type SelectResult =
 
 const DRIVERS: Record<SqlEngine, (plan: SqlQueryPlan) => Promise<RawResult>> = {
   postgres: queryPostgres,
-  mysql: queryMysql,
+  // The MySQL driver is loaded on the first MySQL source's run: most instances have none.
+  mysql: async (plan) => (await import('./query-mysql.js')).queryMysql(plan),
 };
 
 /**

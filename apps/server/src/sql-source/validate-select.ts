@@ -1,9 +1,21 @@
-import nodeSqlParser from 'node-sql-parser';
+import { createRequire } from 'node:module';
+import type { Parser } from 'node-sql-parser';
 import { scanSql } from './scan-sql.js';
 import type { SqlEngine } from './sql-source-config.js';
 
-// node-sql-parser is CommonJS whose exports Node's ESM loader cannot name: only the default works.
-const { Parser } = nodeSqlParser;
+let parserClass: typeof Parser | undefined;
+
+/**
+ * A SQL parser. node-sql-parser (CommonJS, several megabytes of grammars) is loaded on the first
+ * source query checked, not when the service starts: most instances never check one.
+ */
+function newParser(): Parser {
+  if (parserClass === undefined) {
+    const loaded: typeof import('node-sql-parser') = createRequire(import.meta.url)('node-sql-parser');
+    parserClass = loaded.Parser;
+  }
+  return new parserClass();
+}
 
 /** The verdict on a source query: the statement to run, or why it was refused (shown to admins). */
 export type SelectCheck = { ok: true; sql: string } | { ok: false; reason: string };
@@ -99,7 +111,7 @@ export function validateSelect(query: string, engine: SqlEngine): SelectCheck {
 
   let parsed: unknown;
   try {
-    parsed = new Parser().astify(sql, { database: DIALECTS[engine].parser });
+    parsed = newParser().astify(sql, { database: DIALECTS[engine].parser });
   } catch (error) {
     return refuse(describeParseError(error, engine));
   }

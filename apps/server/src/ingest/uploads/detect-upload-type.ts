@@ -1,4 +1,4 @@
-import CFB from 'cfb';
+import { createRequire } from 'node:module';
 import { fileTypeFromBuffer } from 'file-type';
 import { sniffMarkup } from './sniff-markup.js';
 
@@ -78,6 +78,8 @@ export function fileNameExtension(fileName: string): string {
 function classifyCompoundFile(bytes: Uint8Array): { type: 'doc' | 'xls' } | { reason: string } {
   let rootStreams: Set<string>;
   try {
+    // Loaded on the first Office 97 file, not at start.
+    const CFB: typeof import('cfb') = createRequire(import.meta.url)('cfb');
     const container = CFB.read(bytes, { type: 'buffer' });
     rootStreams = new Set(
       container.FullPaths.flatMap((path, index) => {

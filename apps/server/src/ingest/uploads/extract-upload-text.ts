@@ -12,37 +12,19 @@ import {
 import { joinOdtParagraphs, odtParagraphs } from './odt-content-text.js';
 import { repackWithinLimits, unzipWithinLimits } from './unzip-within-limits.js';
 import { UploadLimitError } from './upload-limit-error.js';
+import { checkTextLength, extractWithinRules, MAX_TEXT_CHARS } from './upload-text-rules.js';
 import { readWorkbook } from './workbook-text.js';
 
 export type { ExtractedUpload, UploadExtent } from './extract-plain-text.js';
 export { MAX_UNZIPPED_BYTES, MAX_ZIP_ENTRIES } from './unzip-within-limits.js';
+export { MAX_TEXT_CHARS, UPLOAD_TYPE_NAMES } from './upload-text-rules.js';
 export { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, MAX_SHEETS } from './workbook-text.js';
 
 /** Most PDF pages read; a longer PDF is refused rather than cut short silently. */
 export const MAX_PDF_PAGES = 2_000;
 
-/**
- * Most characters of text one upload may yield: the same cap as a pasted text source's text
- * (the contract's 2,000,000). A longer text is refused rather than cut short silently.
- */
-export const MAX_TEXT_CHARS = 2_000_000;
-
 /** Options of {@link extractUploadText}. */
 export type ExtractOptions = { maxTextChars?: number };
-
-/** Human names of the types, for messages to the admin. */
-export const UPLOAD_TYPE_NAMES: Readonly<Record<UploadType, string>> = {
-  pdf: 'PDF',
-  docx: 'Word (.docx)',
-  doc: 'Word 97 (.doc)',
-  xlsx: 'Excel (.xlsx)',
-  xls: 'Excel 97 (.xls)',
-  ods: 'OpenDocument spreadsheet (.ods)',
-  odt: 'OpenDocument text (.odt)',
-  csv: 'CSV',
-  md: 'Markdown',
-  txt: 'text',
-};
 
 /** The same bytes as a Node Buffer, without copying. */
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -51,15 +33,6 @@ function asBuffer(bytes: Uint8Array): Buffer {
 
 /** A document pdf.js opened. */
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
-
-/** Throws when `length` characters of text are over the cap. */
-function checkTextLength(length: number, maxTextChars: number): void {
-  if (length > maxTextChars) {
-    throw new UploadLimitError(
-      `its text is longer than ${maxTextChars.toLocaleString('en-US')} characters, the most one upload may hold`,
-    );
-  }
-}
 
 /**
  * One page's text as pdf.js lays it out: its items in order, a newline where an item ends a
@@ -200,14 +173,5 @@ export async function extractUploadText(
   options: ExtractOptions = {},
 ): Promise<ExtractedUpload> {
   const maxTextChars = options.maxTextChars ?? MAX_TEXT_CHARS;
-  try {
-    const extracted = await extractByType(bytes, type, maxTextChars);
-    checkTextLength(extracted.text.length, maxTextChars);
-    return extracted;
-  } catch (error) {
-    const name = UPLOAD_TYPE_NAMES[type];
-    if (error instanceof UploadLimitError) throw new Error(`the ${name} file is too large: ${error.message}`);
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`the ${name} file could not be read; it may be damaged (${detail})`, { cause: error });
-  }
+  return extractWithinRules(type, maxTextChars, () => extractByType(bytes, type, maxTextChars));
 }

@@ -3,7 +3,7 @@ import { decodeHtml } from '../../crawl/fetch-page.js';
 import { CRAWLER_USER_AGENT } from '../../crawl/robots.js';
 import { PageReadError } from '../../extraction/extraction-pool.js';
 import { extractionPool } from '../../extraction/shared-extraction-pool.js';
-import { MAX_TEXT_CHARS } from '../../ingest/uploads/extract-upload-text.js';
+import { MAX_TEXT_CHARS } from '../../ingest/uploads/upload-text-rules.js';
 import { safeFetch } from '../../outbound/index.js';
 import { defineJob, type JobContext } from '../../queue/job-queue.js';
 import { FETCH_RETRY_LIMIT, fetchSourceSpec } from '../../queue/job-specs.js';

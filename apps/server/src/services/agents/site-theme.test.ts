@@ -14,19 +14,19 @@ describe('site theme colour', () => {
     }
   });
 
-  it('prefers the colour without a media query, then the light one, and skips unusable ones', () => {
+  it('prefers the colour without a media query, then the light one, and skips unusable ones', async () => {
     const html = `<html><head>
       <meta name="theme-color" media="(prefers-color-scheme: dark)" content="#000000">
       <meta name="theme-color" content="not a colour">
       <meta name="Theme-Color" media="(prefers-color-scheme: light)" content="#5b3a29">
     </head><body></body></html>`;
-    assert.equal(themeColorOf(html), '#5b3a29');
+    assert.equal(await themeColorOf(html), '#5b3a29');
     assert.equal(
-      themeColorOf(
+      await themeColorOf(
         '<meta name="theme-color" content="#123456"><meta name="theme-color" media="(prefers-color-scheme: light)" content="#654321">',
       ),
       '#123456',
     );
-    assert.equal(themeColorOf('<html><head><title>x</title></head></html>'), null);
+    assert.equal(await themeColorOf('<html><head><title>x</title></head></html>'), null);
   });
 });

@@ -1,5 +1,4 @@
 import type { TSiteTheme } from '@service/contract';
-import { parseHTML } from 'linkedom';
 import { decodeHtml, type FetchPage, isHtmlContentType } from '../../crawl/fetch-page.js';
 import { validationError } from '../../errors/app-error.js';
 import { contrastRatio, readableOn, textOn } from '../widget/widget-theme.js';
@@ -27,8 +26,12 @@ type MetaDocument = {
   querySelectorAll(selector: string): Iterable<{ getAttribute(name: string): string | null }>;
 };
 
-/** The page's theme colour: the `meta[name=theme-color]` without a media query (or for light schemes) first. */
-export function themeColorOf(html: string): string | null {
+/**
+ * The page's theme colour: the `meta[name=theme-color]` without a media query (or for light
+ * schemes) first. The DOM parser is loaded on first use (most instances never suggest a theme).
+ */
+export async function themeColorOf(html: string): Promise<string | null> {
+  const { parseHTML } = await import('linkedom');
   const document: MetaDocument = parseHTML(html).document;
   const metas = Array.from(document.querySelectorAll('meta[name="theme-color" i]'));
   const rank = (media: string) => (media === '' ? 0 : /light/.test(media) ? 1 : /dark/.test(media) ? 3 : 2);
@@ -56,7 +59,7 @@ export async function suggestSiteTheme(options: { url: string; fetchPage: FetchP
   const page = await options.fetchPage(options.url, { accept: isHtmlContentType, maxBytes: MAX_PAGE_BYTES });
   if (!page.ok) throw fail(`The page could not be read: ${page.reason}`);
   if (page.status >= 400) throw fail(`The page answered HTTP ${page.status}.`);
-  const color = themeColorOf(decodeHtml(page.body, page.contentType));
+  const color = await themeColorOf(decodeHtml(page.body, page.contentType));
   if (!color) throw fail('The page has no usable <meta name="theme-color"> (a hex or rgb() colour).');
   const onPrimary = textOn(color);
   const primaryText = readableOn(color, '#ffffff');
