@@ -17,7 +17,8 @@
  * the last one answered), so they measure latency, not throughput.
  *
  * Run: `npm run bench:load` (`-- --pages 1000 --idle-seconds 15 --requests 100 --model-delay-ms 0`;
- * `--ttft-only` skips (a)). Nothing passes or fails on time; it exits non-zero when a probe answers
+ * `--ttft-only` skips (a); with it, `--service-process` runs the service from the build in a process of
+ * its own, so the bench's clients and fake model share no event loop with it). Nothing passes or fails on time; it exits non-zero when a probe answers
  * wrong or the source fails.
  */
 import { createServer } from 'node:http';
@@ -28,6 +29,7 @@ import { startFakeOpenAi } from './support/fake-openai.js';
 import { hasKey } from './support/http.js';
 import { argument, formatMs, markdownTable, positiveIntegers, summarize } from './support/latency.js';
 import { comparisonRow, measureTtft, ORIGIN, type TtftResult, ttftRows } from './support/load-ttft.js';
+import { startServiceProcess } from './support/service-process.js';
 
 const PAGES = positiveIntegers(argument('pages'), [1000], '--pages')[0] ?? 1000;
 const IDLE_SECONDS = positiveIntegers(argument('idle-seconds'), [15], '--idle-seconds')[0] ?? 15;
@@ -38,6 +40,12 @@ if (!Number.isInteger(MODEL_DELAY_MS) || MODEL_DELAY_MS < 0) {
   process.exit(2);
 }
 const TTFT_ONLY = process.argv.includes('--ttft-only');
+// The service in its own process (the build's main.js), not in the bench's: with --ttft-only only.
+const SERVICE_PROCESS = process.argv.includes('--service-process');
+if (SERVICE_PROCESS && !TTFT_ONLY) {
+  console.error('--service-process measures the widget TTFT only: add --ttft-only');
+  process.exit(2);
+}
 const LOAD_LIMIT_MS = 15 * 60 * 1000;
 const WORDS = (
   'delivery parcel return refund invoice voucher sweater jacket wool cotton store opening hours payment card ' +
@@ -117,6 +125,28 @@ function idOf(value: unknown): string {
   return value.id;
 }
 
+async function sourceStatus(api: Api, id: string): Promise<string> {
+  const source = await api('GET', `/api/v1/admin/sources/${id}`);
+  return hasKey(source, 'status') ? String(source.status) : 'unknown';
+}
+
+/** The agent's FAQ: a text source of 40 pages' text, waited for until indexed. */
+async function indexFaq(api: Api, agentId: string): Promise<void> {
+  const faq = idOf(
+    await api('POST', `/api/v1/admin/agents/${agentId}/sources`, {
+      type: 'text',
+      name: 'FAQ',
+      text: Array.from({ length: 40 }, (_, n) => pageHtml(n).replace(/<[^>]+>/g, ' ')).join('\n\n'),
+    }),
+  );
+  for (;;) {
+    const status = await sourceStatus(api, faq);
+    if (status === 'indexed') return;
+    if (status === 'failed') throw new Error('the FAQ source failed to index');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Probes /healthz and admin search, each in its own sequential loop, until `until()` says stop. */
 async function probe(baseUrl: string, api: Api, agentId: string, until: () => boolean) {
   const health: number[] = [];
@@ -162,6 +192,27 @@ function printTtft(widget: TtftResult): void {
   );
 }
 
+/** Two published agents' worth of setup, then the TTFT rows, the service being a process of its own. */
+async function ttftOfServiceProcess(llmBaseUrl: string): Promise<number> {
+  const service = await startServiceProcess({ name: 'load', llmBaseUrl });
+  try {
+    console.log(`  the service runs in its own process (pid ${service.pid}), started from the build`);
+    const api = apiFor(service.baseUrl, service.adminToken);
+    const shop = idOf(
+      await api('POST', '/api/v1/admin/agents', {
+        name: 'Shop',
+        allowed_origins: [ORIGIN],
+        is_published: true,
+      }),
+    );
+    await indexFaq(api, shop);
+    printTtft(await measureTtft(service.baseUrl, shop, REQUESTS));
+    return 0;
+  } finally {
+    await service.stop();
+  }
+}
+
 async function main(): Promise<number> {
   const cpu = cpus();
   console.log(
@@ -172,6 +223,14 @@ async function main(): Promise<number> {
   const fake = await startFakeOpenAi(['Delivery ', 'takes two to three ', 'working days [1].'], {
     firstTokenDelayMs: MODEL_DELAY_MS,
   });
+  if (SERVICE_PROCESS) {
+    try {
+      return await ttftOfServiceProcess(fake.baseUrl);
+    } finally {
+      await fake.close();
+      await site.close();
+    }
+  }
   let bench: BenchService | null = null;
   try {
     bench = await startBenchService({
@@ -193,18 +252,8 @@ async function main(): Promise<number> {
       api('POST', '/api/v1/admin/agents', { name, allowed_origins: [ORIGIN], is_published: true });
     const shop = idOf(await agent('Shop'));
     const manual = idOf(await agent('Manual'));
-    const faq = idOf(
-      await api('POST', `/api/v1/admin/agents/${shop}/sources`, {
-        type: 'text',
-        name: 'FAQ',
-        text: Array.from({ length: 40 }, (_, n) => pageHtml(n).replace(/<[^>]+>/g, ' ')).join('\n\n'),
-      }),
-    );
-    const statusOf = async (id: string) => {
-      const source = await api('GET', `/api/v1/admin/sources/${id}`);
-      return hasKey(source, 'status') ? String(source.status) : 'unknown';
-    };
-    while ((await statusOf(faq)) !== 'indexed') await new Promise((resolve) => setTimeout(resolve, 200));
+    await indexFaq(api, shop);
+    const statusOf = (id: string) => sourceStatus(api, id);
 
     if (TTFT_ONLY) {
       const widget = await measureTtft(baseUrl, shop, REQUESTS);
