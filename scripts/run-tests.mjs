@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner (through tsx, on the TypeScript sources).
-// Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: every workspace)
+// Usage: node scripts/run-tests.mjs [dir-or-file ...] [--exclude=dir-or-file ...]
+//        (default: every workspace; --exclude leaves out the test files under a path)
 // Prepares one migrated database template per run, passes it to the test files through the
 // environment, and closes with a plain "N passed, N failed" line. Each file runs in its own
 // process and fails (killed, counted as cancelled) when it runs longer than TEST_FILE_TIMEOUT_MS
@@ -23,7 +24,15 @@ const defaultDirs = [
   'packages/wordpress-plugin',
   'bench',
 ];
-const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultDirs;
+const args = process.argv.slice(2);
+const excludes = args.filter((arg) => arg.startsWith('--exclude=')).map((arg) => arg.slice('--exclude='.length));
+const unknown = args.find((arg) => arg.startsWith('--') && !arg.startsWith('--exclude='));
+if (unknown || excludes.some((path) => path === '')) {
+  console.error(`Unknown option ${unknown ?? '--exclude= (with no path)'}: the runner takes paths and --exclude=<path>`);
+  process.exit(1);
+}
+const given = args.filter((arg) => !arg.startsWith('--'));
+const dirs = given.length > 0 ? given : defaultDirs;
 const node = process.execPath;
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS || 10 * 60 * 1000);
 if (!Number.isInteger(fileTimeoutMs) || fileTimeoutMs <= 0) {
@@ -49,9 +58,18 @@ function collect(dir, out) {
   return out;
 }
 
-const files = dirs.flatMap((dir) => collect(join(root, dir), [])).sort();
+/** Whether a file lies under an excluded path (the path itself or a directory holding it). */
+const excluded = (file) =>
+  excludes.some((path) => {
+    const under = relative(join(root, path), file);
+    return under === '' || (!under.startsWith('..') && !isAbsolute(under));
+  });
+const files = dirs
+  .flatMap((dir) => collect(join(root, dir), []))
+  .filter((file) => !excluded(file))
+  .sort();
 if (files.length === 0) {
-  console.error(`No test files under ${dirs.join(', ')}`);
+  console.error(`No test files under ${dirs.join(', ')}${excludes.length > 0 ? ` once ${excludes.join(', ')} left out` : ''}`);
   process.exit(1);
 }
 
