@@ -25,10 +25,14 @@ const defaultDirs = [
   'bench',
 ];
 const args = process.argv.slice(2);
-const excludes = args.filter((arg) => arg.startsWith('--exclude=')).map((arg) => arg.slice('--exclude='.length));
+const excludes = args
+  .filter((arg) => arg.startsWith('--exclude='))
+  .map((arg) => arg.slice('--exclude='.length));
 const unknown = args.find((arg) => arg.startsWith('--') && !arg.startsWith('--exclude='));
 if (unknown || excludes.some((path) => path === '')) {
-  console.error(`Unknown option ${unknown ?? '--exclude= (with no path)'}: the runner takes paths and --exclude=<path>`);
+  console.error(
+    `Unknown option ${unknown ?? '--exclude= (with no path)'}: the runner takes paths and --exclude=<path>`,
+  );
   process.exit(1);
 }
 const given = args.filter((arg) => !arg.startsWith('--'));
@@ -69,7 +73,9 @@ const files = dirs
   .filter((file) => !excluded(file))
   .sort();
 if (files.length === 0) {
-  console.error(`No test files under ${dirs.join(', ')}${excludes.length > 0 ? ` once ${excludes.join(', ')} left out` : ''}`);
+  console.error(
+    `No test files under ${dirs.join(', ')}${excludes.length > 0 ? ` once ${excludes.join(', ')} left out` : ''}`,
+  );
   process.exit(1);
 }
 
