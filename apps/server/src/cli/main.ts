@@ -15,6 +15,7 @@ import { DATA_COMMANDS, type DataCommandName, isDataCommand, readEvalOptions } f
 import { ControlCommandError, callControlServer } from './control-socket.js';
 import { formatResult } from './format.js';
 import { rotateAppKey } from './key-rotation.js';
+import { lowerPriority } from './process-priority.js';
 import { resolvePassword } from './read-password.js';
 import { isUserFlagCommand } from './user-commands.js';
 
@@ -275,6 +276,8 @@ async function runWorker(config: Config, log: Logger): Promise<number> {
     );
     return 1;
   }
+  // Indexing on a machine shared with service instances: their answers get the CPU first.
+  if (config.workerNice > 0) lowerPriority(config.workerNice);
   // PostgreSQL only: loadConfig already demanded APP_KEY, so this reads it and writes no key file.
   const keyed = await ensureAppKey(config, (message) => log.warn(message));
   let failed = false;
@@ -293,7 +296,7 @@ async function runWorker(config: Config, log: Logger): Promise<number> {
       stopWaiting();
     },
   });
-  log.warn('worker started');
+  log.warn({ nice: config.workerNice }, 'worker started');
   await stopped;
   log.warn('worker stopping: finishing running jobs');
   await service.stop();

@@ -87,6 +87,8 @@ export type Config = Readonly<{
   shutdownDrainMs: number;
   /** Whether `npm start` also works through the job queue (RUN_JOBS; false: HTTP only, PostgreSQL only). */
   runJobs: boolean;
+  /** `cli worker`: the nice value (0-19) a worker-only process lowers its CPU priority to (WORKER_NICE). */
+  workerNice: number;
   /** PostgreSQL: seconds a running job's lease lasts without renewal (JOB_LEASE_SECONDS). */
   jobLeaseSeconds: number;
   /** Least time between two requests of a crawl to one site (robots.txt Crawl-delay may raise it). */
@@ -243,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     runJobs: e.RUN_JOBS,
+    workerNice: e.WORKER_NICE,
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     crawlDelayMs: e.CRAWL_DELAY_MS,
     handoffMailAfterSeconds: e.HANDOFF_MAIL_AFTER_SECONDS,

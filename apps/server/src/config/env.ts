@@ -164,6 +164,8 @@ export const ZEnv = z.object({
       .default('true')
       .transform((value) => value === 'true' || value === '1'),
   ),
+  // `cli worker`: the CPU priority (nice, 0-19) a worker-only process lowers itself to.
+  WORKER_NICE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(19).default(5)),
   // PostgreSQL: how long a running job stays leased without a renewal from its worker (queue/job-lease.ts).
   JOB_LEASE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(5).max(600).default(60)),
   // Seconds a handoff may wait unclaimed before the operators get a mail; 0 turns the mail off.
