@@ -20,12 +20,17 @@ const minutes = Number(argument('minutes') ?? 15);
 const rate = Number(argument('rate') ?? 6);
 const instanceCount = Number(argument('instances') ?? 3);
 const workerCount = Number(argument('workers') ?? 2);
+/** The workers' WORKER_NICE (unset: the service's default). */
+const workerNice = argument('worker-nice');
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
 
-if (!(minutes > 0 && rate > 0 && instanceCount >= 1 && workerCount >= 0)) {
-  console.error('usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2]');
+const niceOk = workerNice === undefined || /^(1?[0-9])$/.test(workerNice);
+if (!(minutes > 0 && rate > 0 && instanceCount >= 1 && workerCount >= 0 && niceOk)) {
+  console.error(
+    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19]',
+  );
   process.exit(2);
 }
 
@@ -91,7 +96,7 @@ async function main(): Promise<void> {
   const cluster = await startCluster({
     instances: instanceCount,
     workers: workerCount,
-    env: clusterEnv(fake.baseUrl),
+    env: { ...clusterEnv(fake.baseUrl), ...(workerNice === undefined ? {} : { WORKER_NICE: workerNice }) },
   });
   const db = new pg.Client({ connectionString: cluster.databaseUrl });
   await db.connect();
@@ -193,7 +198,7 @@ async function main(): Promise<void> {
 
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers (PostgreSQL, Redis)\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`} (PostgreSQL, Redis)\n`,
   );
   console.log(
     `${records.length} requests, ${records.filter((r) => !r.ok).length} errors; p50 ${formatMs(all.p50)} ms, p99 ${formatMs(all.p99)} ms over the run\n`,
