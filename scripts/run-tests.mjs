@@ -35,6 +35,12 @@ if (unknown || excludes.some((path) => path === '')) {
   );
   process.exit(1);
 }
+// A mistyped exclusion would leave nothing out, silently: every path must exist.
+const missing = excludes.find((path) => !existsSync(join(root, path)));
+if (missing) {
+  console.error(`--exclude=${missing}: no such file or directory`);
+  process.exit(1);
+}
 const given = args.filter((arg) => !arg.startsWith('--'));
 const dirs = given.length > 0 ? given : defaultDirs;
 const node = process.execPath;
