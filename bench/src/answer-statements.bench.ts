@@ -31,10 +31,10 @@ function traceConnections(): void {
     lane?: string;
   };
   type Fn = (this: WorkerConnection, ...args: unknown[]) => unknown;
-  const wrap = (name: string, text: (args: unknown[]) => string | null) => {
+  const wrap = (name: string, text: (this: WorkerConnection, args: unknown[]) => string | null) => {
     const original = proto[name] as Fn;
     proto[name] = function (this: WorkerConnection, ...args: unknown[]) {
-      const statement = text(args);
+      const statement = text.call(this, args);
       if (tracing && statement !== null) {
         const lane = String((this as unknown as { lane: string }).lane);
         const open = (this as unknown as { open?: Sent[] }).open ?? [];
@@ -47,7 +47,22 @@ function traceConnections(): void {
     };
   };
   wrap('query', (args) => String(args[0]));
-  wrap('parse', (args) => (hasKey(args[0], 'text') ? String(args[0].text) : null));
+  // An extended-protocol statement is counted at its Bind, which every execution sends: a named
+  // (prepared) statement is parsed once per connection and then only bound. Its text is the one
+  // the connection's Parse just sent, or the text pg recorded for that name.
+  const parse = proto.parse as Fn;
+  proto.parse = function (this: WorkerConnection, ...args: unknown[]) {
+    (this as unknown as { lastParsed: string }).lastParsed = hasKey(args[0], 'text')
+      ? String(args[0].text)
+      : '?';
+    return parse.apply(this, args);
+  };
+  wrap('bind', function (this: WorkerConnection, args) {
+    const name = hasKey(args[0], 'statement') ? String(args[0].statement ?? '') : '';
+    const named = name ? (this.parsedStatements[name] ?? this.submittedNamedStatements[name]) : undefined;
+    const text = named ?? (this as unknown as { lastParsed?: string }).lastParsed ?? '?';
+    return name ? `[${name}] ${text}` : text;
+  });
   const answer = proto.answer as Fn;
   proto.answer = function (this: WorkerConnection, ...args: unknown[]) {
     const open = (this as unknown as { open?: Sent[] }).open ?? [];

@@ -7,16 +7,17 @@
  *     the model being a fake OpenAI-compatible upstream that streams at once, or after
  *     `--model-delay-ms` (a hosted model's own time to its first token). With a delay, the table
  *     also shows the service's overhead: the time to first token minus that delay. Ten clients
- *     ask again as soon as their answer ends, twice: all starting at once (every round a burst of
- *     ten questions in the same millisecond, the worst case) and with their first questions
- *     spread over one answer's time (ten in flight, arriving as visitors' questions do).
+ *     ask again as soon as their answer ends (a closed loop; its first rounds, which start in
+ *     step, not counted), once all starting together and once with their first questions spread
+ *     over one answer's time; then, as the worst case beside the goal, rounds in which all ten
+ *     ask in the same millisecond and the next round waits for all ten answers.
  *
  * The service is started as `npm start` starts it (`startService`: embedded store in a temp
  * DATA_DIR, migrations, queue, worker, HTTP on 127.0.0.1), with SAFE_URL_ALLOW letting the
  * crawl reach the fake site and CRAWL_DELAY_MS=0. Probes are sequential (the next one starts when
  * the last one answered), so they measure latency, not throughput.
  *
- * Run: `npm run bench:load` (`-- --pages 1000 --idle-seconds 15 --requests 100 --model-delay-ms 0`;
+ * Run: `npm run bench:load` (`-- --pages 1000 --idle-seconds 15 --requests 300 --model-delay-ms 0`;
  * `--ttft-only` skips (a); with it, `--service-process` runs the service from the build in a process of
  * its own, so the bench's clients and fake model share no event loop with it). Nothing passes or fails on time; it exits non-zero when a probe answers
  * wrong or the source fails.
@@ -33,7 +34,7 @@ import { startServiceProcess } from './support/service-process.js';
 
 const PAGES = positiveIntegers(argument('pages'), [1000], '--pages')[0] ?? 1000;
 const IDLE_SECONDS = positiveIntegers(argument('idle-seconds'), [15], '--idle-seconds')[0] ?? 15;
-const REQUESTS = positiveIntegers(argument('requests'), [100], '--requests')[0] ?? 100;
+const REQUESTS = positiveIntegers(argument('requests'), [300], '--requests')[0] ?? 300;
 const MODEL_DELAY_MS = Number(argument('model-delay-ms') ?? 0);
 if (!Number.isInteger(MODEL_DELAY_MS) || MODEL_DELAY_MS < 0) {
   console.error('--model-delay-ms takes a whole number of ms');
