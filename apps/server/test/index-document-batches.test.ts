@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ZSource } from '@service/contract';
 import { type KyselyPlugin, sql } from 'kysely';
 import { chunkText } from '../src/ingest/chunk-text.js';
-import { embedChunksJob } from '../src/jobs/embed-chunks.js';
+import { EMBEDDING_WRITE_ROWS, embedChunksJob } from '../src/jobs/embed-chunks.js';
 import { CHUNK_WRITE_BATCH, writeChunks } from '../src/jobs/index-document/write-chunks.js';
 import { indexDocumentJob, MAX_CHUNKS_PER_DOCUMENT } from '../src/jobs/index-document.js';
 import type { JobContext } from '../src/queue/job-queue.js';
@@ -50,11 +50,11 @@ describe('index jobs write long documents in batches', () => {
     workerContext(t, { embeddings: t.embeddings, ...overrides });
 
   /** Creates a text source through the API; returns it and its one document's id. */
-  const createText = async (text: string) => {
+  const createText = async (text: string, agent = agentId) => {
     const res = await injectJson(
       t.app,
       'POST',
-      `/api/v1/admin/agents/${agentId}/sources`,
+      `/api/v1/admin/agents/${agent}/sources`,
       { type: 'text', text },
       acme.auth,
     );
@@ -176,6 +176,34 @@ describe('index jobs write long documents in batches', () => {
     assert.equal(await writeChunks(t.database.db, doc, 'simple', pieces, 2), 0);
   });
 
+  test('an embedding run writes its vectors a few per statement, each chunk text once', async (ctx) => {
+    if (!t.embeddings) return ctx.skip('no vectors on this engine');
+    // An agent of its own: the run embeds every chunk of its agent that has no vector yet.
+    const agent = (
+      await injectJson(t.app, 'POST', '/api/v1/admin/agents', { name: 'Vectors' }, acme.auth)
+    ).json().data.id;
+    const sections = 5 * EMBEDDING_WRITE_ROWS + 3;
+    const { source, documentId } = await createText(sectionedText(sections), agent);
+    await indexDocumentJob.handle({ documentId }, context());
+    const rows: number[] = [];
+    const counting = t.database.db.withPlugin(embeddingInsertRows(rows));
+    await embedChunksJob.handle({ agentId: agent }, context({ db: counting }));
+    assert.ok(rows.length >= Math.ceil(sections / EMBEDDING_WRITE_ROWS), `${rows.length} inserts`);
+    assert.ok(
+      rows.every((n) => n >= 1 && n <= EMBEDDING_WRITE_ROWS),
+      `rows per insert: ${rows.join(', ')}`,
+    );
+    const stored = await sql<{ vectors: number; texts: number }>`
+      select count(distinct e.content_hash)::int as vectors, count(distinct c.content_hash)::int as texts
+      from chunks c left join embeddings e
+        on e.agent_id = c.agent_id and e.content_hash = c.content_hash and e.model = ${t.embeddings.key}
+      where c.document_id = ${documentId}`.execute(t.database.db);
+    const row = stored.rows[0];
+    assert.ok(row && row.texts === sections, `${row?.texts} chunk texts`);
+    assert.equal(row.vectors, row.texts, 'every chunk text has its vector');
+    assert.equal((await sourceRow(t, source.id)).status, 'indexed');
+  });
+
   test('4,700 documents in one upsert (65,800 values) are stored and queued in batches', async () => {
     const source = await sourceRow(t, (await createText('Seed text.')).source.id);
     const items = Array.from({ length: 4_700 }, (_, i) => ({
@@ -258,6 +286,22 @@ function afterChunkInsert(n: number, effect: () => Promise<unknown>): KyselyPlug
         seen += 1;
         if (seen === n) await effect();
       }
+      return result;
+    },
+  };
+}
+
+/** A plugin that records how many rows each insert into `embeddings` writes. */
+function embeddingInsertRows(rows: number[]): KyselyPlugin {
+  return {
+    transformQuery({ node }) {
+      if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'embeddings') {
+        const values = node.values;
+        rows.push(values?.kind === 'ValuesNode' ? values.values.length : -1);
+      }
+      return node;
+    },
+    async transformResult({ result }) {
       return result;
     },
   };
