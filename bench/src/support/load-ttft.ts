@@ -132,7 +132,6 @@ export function comparisonRow(what: string, a: Summary, b: Summary, goal: string
 
 /** Table rows of the TTFT comparison; with a model delay, also the service's overhead (TTFT − delay). */
 export function ttftRows(widget: TtftResult, modelDelayMs: number): string[][] {
-  const row = (what: string, a: Summary, b: Summary, goal: string) => comparisonRow(what, a, b, goal);
   const minus = (s: Summary) =>
     modelDelayMs > 0 ? { ...s, p50: s.p50 - modelDelayMs, p95: s.p95 - modelDelayMs } : s;
   const model = modelDelayMs ? ` (model ${modelDelayMs} ms)` : '';
@@ -144,7 +143,7 @@ export function ttftRows(widget: TtftResult, modelDelayMs: number): string[][] {
     ['all ten at once every round', widget.burst, '-'],
   ] as const) {
     rows.push(
-      row(
+      comparisonRow(
         `widget TTFT${model}: sequential vs ${CONCURRENCY} in flight, ${how}`,
         widget.sequential,
         measured,
@@ -153,7 +152,7 @@ export function ttftRows(widget: TtftResult, modelDelayMs: number): string[][] {
     );
     if (modelDelayMs > 0) {
       rows.push(
-        row(
+        comparisonRow(
           `widget TTFT overhead (minus the model delay), ${how}`,
           minus(widget.sequential),
           minus(measured),
