@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZSource } from '@service/contract';
-import { type KyselyPlugin, sql } from 'kysely';
+import { InsertQueryNode, type KyselyPlugin, sql, ValuesNode } from 'kysely';
 import { chunkText } from '../src/ingest/chunk-text.js';
 import { EMBEDDING_WRITE_ROWS, embedChunksJob } from '../src/jobs/embed-chunks.js';
 import { CHUNK_WRITE_BATCH, writeChunks } from '../src/jobs/index-document/write-chunks.js';
@@ -295,9 +295,9 @@ function afterChunkInsert(n: number, effect: () => Promise<unknown>): KyselyPlug
 function embeddingInsertRows(rows: number[]): KyselyPlugin {
   return {
     transformQuery({ node }) {
-      if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'embeddings') {
+      if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'embeddings') {
         const values = node.values;
-        rows.push(values?.kind === 'ValuesNode' ? values.values.length : -1);
+        rows.push(values !== undefined && ValuesNode.is(values) ? values.values.length : -1);
       }
       return node;
     },
