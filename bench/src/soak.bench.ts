@@ -5,6 +5,13 @@ import { clusterEnv, rssMb, run, setUp } from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, markdownTable, summarize } from './support/latency.js';
 import {
+  jobOverlapShares,
+  minuteSplitRows,
+  readServiceLog,
+  type ServiceLog,
+  slowestSplitRows,
+} from './support/soak-diagnosis.js';
+import {
   buildMix,
   clock,
   KINDS,
@@ -106,6 +113,9 @@ async function main(): Promise<void> {
   const dbSamples: { at: number; connections: number; queue: number }[] = [];
   const failures = new Map<string, number>();
   const upstreamOf = new Map<string, string>();
+  const nginxMs = new Map<string, number>();
+  const serviceLog: ServiceLog = { responseMs: new Map(), jobs: [] };
+  let started = Date.now();
   // What might explain a slow moment: the database's background work, and this process's own
   // event loop (it sends the requests and answers as the fake model: a pause here is measured as
   // the service's time).
@@ -117,7 +127,7 @@ async function main(): Promise<void> {
   try {
     const ctx = await setUp(cluster);
     const mix = buildMix(rate);
-    const started = Date.now();
+    started = Date.now();
     const endAt = started + minutes * 60_000;
     let inFlight = 0;
     const pending = new Set<Promise<void>>();
@@ -189,8 +199,12 @@ async function main(): Promise<void> {
     loop.disable();
     // Which instance served each request, read before the cluster's directory goes.
     for (const entry of readAccessLog(cluster.accessLog)) {
-      if (entry.requestId && entry.requestId !== '-') upstreamOf.set(entry.requestId, entry.upstream);
+      if (!entry.requestId || entry.requestId === '-') continue;
+      upstreamOf.set(entry.requestId, entry.upstream);
+      if (Number.isFinite(entry.requestMs)) nginxMs.set(entry.requestId, entry.requestMs);
     }
+    // The service's own time for each request and the workers' jobs, from their JSON logs.
+    for (const proc of processes) readServiceLog(proc.log(), proc.name, serviceLog);
     await db.end().catch(() => undefined);
     await cluster.stop();
     await fake.close();
@@ -238,6 +252,28 @@ async function main(): Promise<void> {
   console.log('\nThe 12 slowest requests (start, m:ss; the instance nginx chose, from its access log):\n');
   console.log(
     markdownTable(['started', 'kind', 'ms', 'instance', 'request id'], slowestRows(records, 12, upstreamOf)),
+  );
+  console.log(
+    '\nThe same 12, their time as nginx and as the service measured it, and the jobs the workers ran meanwhile:\n',
+  );
+  console.log(
+    markdownTable(
+      ['started', 'kind', 'bench ms', 'nginx ms', 'service ms', 'jobs running'],
+      slowestSplitRows(records, 12, started, nginxMs, serviceLog),
+    ),
+  );
+  const shares = jobOverlapShares(records, 36, started, serviceLog.jobs);
+  console.log(
+    `\nA job was running during ${(shares.all * 100).toFixed(0)} % of all requests after the first minute, during ${(shares.slowest * 100).toFixed(0)} % of the 36 slowest.\n`,
+  );
+  console.log(
+    "Per minute: the bench's p99, the service's own p99 over the same requests, the workers' job seconds:\n",
+  );
+  console.log(
+    markdownTable(
+      ['minute', 'bench p99 ms', 'service p99 ms', 'job s'],
+      minuteSplitRows(records, started, serviceLog),
+    ),
   );
   console.log("\nThe bench process's own event loop delay, max per minute (ms):\n");
   console.log(

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /**
  * Reads nginx's access log: one entry a request, with the instance (`upstream`, the last one
- * tried when nginx moved on) and the service's request id.
+ * tried when nginx moved on), the service's request id and nginx's time for it in ms (NaN when
+ * the line has none).
  */
 export function readAccessLog(file) {
   if (!existsSync(file)) return [];
@@ -26,6 +27,8 @@ export function readAccessLog(file) {
         tried,
         upstreamStatus: field('upstream_status'),
         requestId: field('request_id'),
+        // nginx's whole time for the request ($request_time, in seconds with ms precision).
+        requestMs: Number(field('request_time')) * 1000,
         raw: line,
       };
     });

@@ -56,6 +56,8 @@ export type AccessLogEntry = {
   tried: string[];
   upstreamStatus: string;
   requestId: string;
+  /** nginx's whole time for the request, ms ($request_time); NaN when the line has none. */
+  requestMs: number;
   raw: string;
 };
 

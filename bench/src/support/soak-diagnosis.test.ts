@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  jobOverlapShares,
+  jobSeconds,
+  jobsDuring,
+  minuteSplitRows,
+  readServiceLog,
+  slowestSplitRows,
+} from './soak-diagnosis.js';
+import type { MinuteRecord } from './soak-report.js';
+
+const T0 = 1_700_000_000_000;
+const line = (entry: Record<string, unknown>) => JSON.stringify(entry);
+
+describe('soak diagnosis from the processes logs', () => {
+  const instanceLog = [
+    line({ level: 30, time: T0 + 61_050, reqId: 'req-a', responseTime: 42.5, msg: 'request completed' }),
+    line({ level: 30, time: T0 + 62_000, reqId: 'req-b', msg: 'incoming request' }),
+    '{not json',
+    'a pretty line',
+  ].join('\n');
+  const workerLog = [
+    line({ level: 30, time: T0 + 61_500, job: 'index-document', ms: 1_000, msg: 'job done' }),
+    line({ level: 30, time: T0 + 125_000, job: 'embed-chunks', ms: 'x', msg: 'job done' }),
+  ].join('\n');
+
+  test('reads request times by id and job spans, skipping other and broken lines', () => {
+    const log = readServiceLog(instanceLog, 'instance-1');
+    readServiceLog(workerLog, 'worker-1', log);
+    assert.deepEqual([...log.responseMs], [['req-a', 42.5]]);
+    assert.deepEqual(log.jobs, [
+      { name: 'index-document', worker: 'worker-1', start: T0 + 60_500, end: T0 + 61_500 },
+    ]);
+    assert.equal(jobsDuring(log.jobs, T0 + 61_400, T0 + 61_600).length, 1);
+    assert.equal(
+      jobsDuring(log.jobs, T0 + 61_500, T0 + 62_000).length,
+      0,
+      'touching at the end is not overlap',
+    );
+    assert.equal(jobSeconds(log.jobs, T0 + 60_000, T0 + 61_000), 0.5);
+  });
+
+  test('the slowest requests split into bench, nginx and service time, with the jobs beside them', () => {
+    const log = readServiceLog(`${instanceLog}\n${workerLog}`, 'any');
+    const records: MinuteRecord[] = [
+      { minute: 1, kind: 'widget.message', ms: 90, ok: true, at: 61, requestId: 'req-a' },
+      { minute: 1, kind: 'admin.read', ms: 20, ok: true, at: 70, requestId: 'req-c' },
+      { minute: 1, kind: 'upload', ms: 500, ok: false, at: 62 },
+    ];
+    const nginx = new Map([['req-a', 60]]);
+    assert.deepEqual(slowestSplitRows(records, 2, T0, nginx, log), [
+      ['2:01', 'widget.message', '90.0', '60.0', '42.5', '1 × index-document'],
+      ['2:10', 'admin.read', '20.0', '?', '?', '–'],
+    ]);
+    assert.deepEqual(minuteSplitRows(records, T0, log), [['2', '90.0', '42.5', '1.0']]);
+    assert.deepEqual(jobOverlapShares(records, 1, T0, log.jobs), { all: 0.5, slowest: 1 });
+  });
+});

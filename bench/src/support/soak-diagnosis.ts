@@ -1,0 +1,144 @@
+/**
+ * Where a soak's slow requests spent their time, read from the processes' own logs after the run:
+ * the service's time for each request (its `request completed` line), nginx's time (its access
+ * log), and the background jobs the workers were running meanwhile (their `job done` lines).
+ * The bench's time minus nginx's is the client side (the bench process, the loopback); nginx's
+ * minus the service's is the proxy and the connection to the instance.
+ */
+import { formatMs, summarize } from './latency.js';
+import { clock, type MinuteRecord } from './soak-report.js';
+
+/** One background job as a worker ran it: epoch ms of its start and end. */
+export type JobSpan = { name: string; worker: string; start: number; end: number };
+
+/** What the service's JSON log says: each request's time by request id, and the jobs it ran. */
+export type ServiceLog = { responseMs: Map<string, number>; jobs: JobSpan[] };
+
+/**
+ * Reads pino JSON lines: `request completed` lines give a request id's `responseTime`, `job done`
+ * lines a job's end (`time`) and duration (`ms`). Other and unreadable lines are skipped.
+ */
+export function readServiceLog(text: string, processName: string, into?: ServiceLog): ServiceLog {
+  const log: ServiceLog = into ?? { responseMs: new Map(), jobs: [] };
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let entry: Record<string, unknown>;
+    try {
+      entry = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (entry.msg === 'request completed' && typeof entry.reqId === 'string') {
+      const ms = Number(entry.responseTime);
+      if (Number.isFinite(ms)) log.responseMs.set(entry.reqId, ms);
+    } else if (entry.msg === 'job done' && typeof entry.time === 'number') {
+      const ms = Number(entry.ms);
+      if (!Number.isFinite(ms)) continue;
+      log.jobs.push({
+        name: String(entry.job ?? '?'),
+        worker: processName,
+        start: entry.time - ms,
+        end: entry.time,
+      });
+    }
+  }
+  return log;
+}
+
+/** The jobs running at some moment of [from, to] (epoch ms). */
+export function jobsDuring(jobs: readonly JobSpan[], from: number, to: number): JobSpan[] {
+  return jobs.filter((job) => job.start < to && job.end > from);
+}
+
+/** Seconds of job running (summed over jobs, so two at once count twice) within [from, to). */
+export function jobSeconds(jobs: readonly JobSpan[], from: number, to: number): number {
+  let ms = 0;
+  for (const job of jobs) ms += Math.max(0, Math.min(job.end, to) - Math.max(job.start, from));
+  return ms / 1000;
+}
+
+/** "2 × index-document, 1 × embed-chunks" for the jobs given; "–" for none. */
+function jobList(jobs: readonly JobSpan[]): string {
+  if (jobs.length === 0) return '–';
+  const counts = new Map<string, number>();
+  for (const job of jobs) counts.set(job.name, (counts.get(job.name) ?? 0) + 1);
+  return [...counts].map(([name, n]) => `${n} × ${name}`).join(', ');
+}
+
+/**
+ * The slowest successful requests with their time split: the bench's, nginx's (`nginxMs` by
+ * request id) and the service's, and the jobs running while each was in flight. `started` is the
+ * run's start (epoch ms): a record's `at` counts from it.
+ */
+export function slowestSplitRows(
+  records: readonly MinuteRecord[],
+  count: number,
+  started: number,
+  nginxMs: ReadonlyMap<string, number>,
+  service: ServiceLog,
+): string[][] {
+  return records
+    .filter((r) => r.ok && r.at !== undefined)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map((r) => {
+      const from = started + (r.at ?? 0) * 1000;
+      const id = r.requestId ?? '';
+      const proxy = nginxMs.get(id);
+      const own = service.responseMs.get(id);
+      return [
+        clock(r.at ?? 0),
+        r.kind,
+        formatMs(r.ms),
+        proxy === undefined ? '?' : formatMs(proxy),
+        own === undefined ? '?' : formatMs(own),
+        jobList(jobsDuring(service.jobs, from, from + r.ms)),
+      ];
+    });
+}
+
+/**
+ * Per minute after the first: the bench's p99, the service's own p99 over the same requests (those
+ * found in its log), and the seconds of background jobs the workers ran in that minute.
+ */
+export function minuteSplitRows(
+  records: readonly MinuteRecord[],
+  started: number,
+  service: ServiceLog,
+): string[][] {
+  const minutes = [...new Set(records.map((r) => r.minute))].filter((m) => m > 0).sort((a, b) => a - b);
+  return minutes.map((minute) => {
+    const here = records.filter((r) => r.minute === minute && r.ok);
+    const own = here
+      .map((r) => service.responseMs.get(r.requestId ?? ''))
+      .filter((ms): ms is number => ms !== undefined);
+    const from = started + minute * 60_000;
+    return [
+      String(minute + 1),
+      formatMs(summarize(here.map((r) => r.ms)).p99),
+      own.length > 0 ? formatMs(summarize(own).p99) : '?',
+      jobSeconds(service.jobs, from, from + 60_000).toFixed(1),
+    ];
+  });
+}
+
+/**
+ * How often a job was running while a request was in flight: among all successful requests and
+ * among the `count` slowest. Equal shares say the jobs do not explain the slow ones.
+ */
+export function jobOverlapShares(
+  records: readonly MinuteRecord[],
+  count: number,
+  started: number,
+  jobs: readonly JobSpan[],
+): { all: number; slowest: number } {
+  const ok = records.filter((r) => r.ok && r.at !== undefined && r.minute > 0);
+  const overlaps = (r: MinuteRecord) => {
+    const from = started + (r.at ?? 0) * 1000;
+    return jobsDuring(jobs, from, from + r.ms).length > 0;
+  };
+  const slow = [...ok].sort((a, b) => b.ms - a.ms).slice(0, count);
+  const share = (list: MinuteRecord[]) =>
+    list.length === 0 ? 0 : list.filter(overlaps).length / list.length;
+  return { all: share(ok), slowest: share(slow) };
+}
