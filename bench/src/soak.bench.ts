@@ -9,6 +9,7 @@ import {
   minuteSplitRows,
   readServiceLog,
   type ServiceLog,
+  shuffledOutsideShare,
   slowestSplitRows,
 } from './support/soak-diagnosis.js';
 import {
@@ -18,6 +19,7 @@ import {
   type MinuteRecord,
   memorySlope,
   minuteRows,
+  P99_BAND,
   type Sample,
   slowestRows,
   verdict,
@@ -274,6 +276,10 @@ async function main(): Promise<void> {
       ['minute', 'bench p99 ms', 'service p99 ms', 'job s'],
       minuteSplitRows(records, started, serviceLog),
     ),
+  );
+  const chance = shuffledOutsideShare(records, P99_BAND);
+  console.log(
+    `\nBy chance alone (these request times shuffled across the minutes, 200 times): ${(chance * 100).toFixed(0)} % of minutes fall outside ±${P99_BAND * 100} % of the median p99.`,
   );
   console.log("\nThe bench process's own event loop delay, max per minute (ms):\n");
   console.log(

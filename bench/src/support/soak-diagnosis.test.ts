@@ -6,6 +6,7 @@ import {
   jobsDuring,
   minuteSplitRows,
   readServiceLog,
+  shuffledOutsideShare,
   slowestSplitRows,
 } from './soak-diagnosis.js';
 import type { MinuteRecord } from './soak-report.js';
@@ -55,5 +56,21 @@ describe('soak diagnosis from the processes logs', () => {
     ]);
     assert.deepEqual(minuteSplitRows(records, T0, log), [['2', '90.0', '42.5', '1.0']]);
     assert.deepEqual(jobOverlapShares(records, 1, T0, log.jobs), { all: 0.5, slowest: 1 });
+  });
+});
+
+describe('the p99 flatness rule by chance alone', () => {
+  const minuteOf = (minute: number, times: number[]): MinuteRecord[] =>
+    times.map((ms) => ({ minute, kind: 'admin.read' as const, ms, ok: true }));
+  test('identical minutes never leave the band; a heavy tail spread thin leaves it often', () => {
+    const same = Array.from({ length: 40 }, (_, i) => 10 + i);
+    const flat = [0, 1, 2, 3, 4].flatMap((m) => minuteOf(m, same));
+    assert.equal(shuffledOutsideShare(flat, 0.2, 50), 0);
+    // 100 requests a minute, two in a hundred slow: whether a minute's p99 is slow is a coin toss.
+    const fast = Array.from({ length: 98 }, () => 10);
+    const tail = [...fast, 100, 100];
+    const noisy = [0, 1, 2, 3, 4, 5, 6, 7, 8].flatMap((m) => minuteOf(m, tail));
+    const share = shuffledOutsideShare(noisy, 0.2, 50);
+    assert.ok(share > 0.2 && share < 0.8, `share ${share}`);
   });
 });

@@ -142,3 +142,47 @@ export function jobOverlapShares(
     list.length === 0 ? 0 : list.filter(overlaps).length / list.length;
   return { all: share(ok), slowest: share(slow) };
 }
+
+/** A small seeded generator (mulberry32), so the shuffle below gives the same answer each time. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/**
+ * What the p99 flatness rule gives by chance alone: the run's own successful request times after
+ * the first minute, shuffled across its minutes (each keeping its size) `trials` times; the share
+ * of minutes whose p99 leaves ±`band` of the median minute's. Near the real run's share, the
+ * minutes outside are the sampling noise of a fourth-slowest request, not slow moments.
+ */
+export function shuffledOutsideShare(records: readonly MinuteRecord[], band: number, trials = 200): number {
+  const minutes = [...new Set(records.map((r) => r.minute))].filter((m) => m > 0);
+  const sizes = minutes
+    .map((minute) => records.filter((r) => r.minute === minute && r.ok).length)
+    .filter((n) => n >= 20);
+  const pool = records.filter((r) => r.minute > 0 && r.ok).map((r) => r.ms);
+  if (sizes.length < 2) return 0;
+  const random = seeded(22);
+  let outside = 0;
+  for (let trial = 0; trial < trials; trial += 1) {
+    for (let i = pool.length - 1; i > 0; i -= 1) {
+      const j = Math.floor(random() * (i + 1));
+      [pool[i], pool[j]] = [pool[j] as number, pool[i] as number];
+    }
+    let offset = 0;
+    const p99s = sizes.map((n) => {
+      const p99 = summarize(pool.slice(offset, offset + n)).p99;
+      offset += n;
+      return p99;
+    });
+    const median = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)] ?? 0;
+    outside += p99s.filter((p) => Math.abs(p - median) > band * median).length;
+  }
+  return outside / (trials * sizes.length);
+}
