@@ -5,9 +5,11 @@ import { clusterEnv, rssMb, run, setUp } from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, markdownTable, summarize } from './support/latency.js';
 import {
+  emptyServiceLog,
   jobOverlapShares,
   minuteSplitRows,
   readServiceLog,
+  routeGrowthRows,
   type ServiceLog,
   shuffledOutsideShare,
   slowestSplitRows,
@@ -105,7 +107,12 @@ async function main(): Promise<void> {
   const cluster = await startCluster({
     instances: instanceCount,
     workers: workerCount,
-    env: { ...clusterEnv(fake.baseUrl), ...(workerNice === undefined ? {} : { WORKER_NICE: workerNice }) },
+    // Requests and jobs logged at info, the service's default: the diagnosis below reads them.
+    env: {
+      ...clusterEnv(fake.baseUrl),
+      LOG_LEVEL: 'info',
+      ...(workerNice === undefined ? {} : { WORKER_NICE: workerNice }),
+    },
   });
   const db = new pg.Client({ connectionString: cluster.databaseUrl });
   await db.connect();
@@ -116,7 +123,7 @@ async function main(): Promise<void> {
   const failures = new Map<string, number>();
   const upstreamOf = new Map<string, string>();
   const nginxMs = new Map<string, number>();
-  const serviceLog: ServiceLog = { responseMs: new Map(), jobs: [] };
+  const serviceLog: ServiceLog = emptyServiceLog();
   let started = Date.now();
   // What might explain a slow moment: the database's background work, and this process's own
   // event loop (it sends the requests and answers as the fake model: a pause here is measured as
@@ -275,6 +282,15 @@ async function main(): Promise<void> {
     markdownTable(
       ['minute', 'bench p99 ms', 'service p99 ms', 'job s'],
       minuteSplitRows(records, started, serviceLog),
+    ),
+  );
+  console.log(
+    '\nEach route as the service timed it, in minute 2 and in the last full minute (p50 growth):\n',
+  );
+  console.log(
+    markdownTable(
+      ['route', 'n', 'p50 ms', 'p99 ms', 'n at end', 'p50 at end', 'p99 at end', 'p50 growth'],
+      routeGrowthRows(serviceLog, started, minutes),
     ),
   );
   const chance = shuffledOutsideShare(records, P99_BAND);

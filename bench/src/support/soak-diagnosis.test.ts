@@ -6,6 +6,8 @@ import {
   jobsDuring,
   minuteSplitRows,
   readServiceLog,
+  routeGrowthRows,
+  routeName,
   shuffledOutsideShare,
   slowestSplitRows,
 } from './soak-diagnosis.js';
@@ -72,5 +74,30 @@ describe('the p99 flatness rule by chance alone', () => {
     const noisy = [0, 1, 2, 3, 4, 5, 6, 7, 8].flatMap((m) => minuteOf(m, tail));
     const share = shuffledOutsideShare(noisy, 0.2, 50);
     assert.ok(share > 0.2 && share < 0.8, `share ${share}`);
+  });
+});
+
+describe('service time per route, early and late', () => {
+  test('ids in paths are folded; a route that slows down shows its growth', () => {
+    assert.equal(
+      routeName('GET', '/api/v1/admin/agents/01M8JYF09KP0Y624S1SDD9TPJP/sources?limit=5'),
+      'GET /api/v1/admin/agents/:id/sources?limit=5',
+    );
+    const lines: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      for (const [minute, ms] of [
+        [1, 10],
+        [4, 30],
+      ] as const) {
+        const reqId = `r${minute}-${i}`;
+        const time = T0 + minute * 60_000 + 1_000 + i;
+        lines.push(line({ time, reqId, req: { method: 'GET', url: '/x' }, msg: 'incoming request' }));
+        lines.push(line({ time, reqId, responseTime: ms, msg: 'request completed' }));
+      }
+    }
+    const log = readServiceLog(lines.join('\n'), 'instance-1');
+    assert.deepEqual(routeGrowthRows(log, T0, 5), [
+      ['GET /x', '10', '10.0', '10.0', '10', '30.0', '30.0', '3.00×'],
+    ]);
   });
 });

@@ -11,15 +11,39 @@ import { clock, type MinuteRecord } from './soak-report.js';
 /** One background job as a worker ran it: epoch ms of its start and end. */
 export type JobSpan = { name: string; worker: string; start: number; end: number };
 
-/** What the service's JSON log says: each request's time by request id, and the jobs it ran. */
-export type ServiceLog = { responseMs: Map<string, number>; jobs: JobSpan[] };
+/** One request as the service logged it: its route, when it completed (epoch ms) and its time. */
+export type ServedRequest = { route: string; end: number; ms: number };
+
+/**
+ * What the service's JSON log says: each request's time by request id, the route of each request
+ * id, the requests in the order they completed, and the jobs it ran.
+ */
+export type ServiceLog = {
+  responseMs: Map<string, number>;
+  routeOf: Map<string, string>;
+  served: ServedRequest[];
+  jobs: JobSpan[];
+};
+
+/** An empty log to read into. */
+export function emptyServiceLog(): ServiceLog {
+  return { responseMs: new Map(), routeOf: new Map(), served: [], jobs: [] };
+}
+
+/** `GET /api/v1/admin/agents/01J.../sources` as `GET /api/v1/admin/agents/:id/sources`. */
+export function routeName(method: string, url: string): string {
+  const path = url
+    .replace(/\/[0-9A-HJKMNP-TV-Z]{26}(?=\/|\?|$)/gi, '/:id')
+    .replace(/\/[0-9a-f-]{36}(?=\/|\?|$)/gi, '/:id');
+  return `${method} ${path}`;
+}
 
 /**
  * Reads pino JSON lines: `request completed` lines give a request id's `responseTime`, `job done`
  * lines a job's end (`time`) and duration (`ms`). Other and unreadable lines are skipped.
  */
 export function readServiceLog(text: string, processName: string, into?: ServiceLog): ServiceLog {
-  const log: ServiceLog = into ?? { responseMs: new Map(), jobs: [] };
+  const log: ServiceLog = into ?? emptyServiceLog();
   for (const line of text.split('\n')) {
     if (!line.startsWith('{')) continue;
     let entry: Record<string, unknown>;
@@ -28,9 +52,15 @@ export function readServiceLog(text: string, processName: string, into?: Service
     } catch {
       continue;
     }
-    if (entry.msg === 'request completed' && typeof entry.reqId === 'string') {
+    if (entry.msg === 'incoming request' && typeof entry.reqId === 'string') {
+      const req = (entry.req ?? {}) as Record<string, unknown>;
+      log.routeOf.set(entry.reqId, routeName(String(req.method ?? '?'), String(req.url ?? '?')));
+    } else if (entry.msg === 'request completed' && typeof entry.reqId === 'string') {
       const ms = Number(entry.responseTime);
-      if (Number.isFinite(ms)) log.responseMs.set(entry.reqId, ms);
+      if (!Number.isFinite(ms)) continue;
+      log.responseMs.set(entry.reqId, ms);
+      const end = typeof entry.time === 'number' ? entry.time : 0;
+      log.served.push({ route: log.routeOf.get(entry.reqId) ?? '?', end, ms });
     } else if (entry.msg === 'job done' && typeof entry.time === 'number') {
       const ms = Number(entry.ms);
       if (!Number.isFinite(ms)) continue;
@@ -185,4 +215,30 @@ export function shuffledOutsideShare(records: readonly MinuteRecord[], band: num
     outside += p99s.filter((p) => Math.abs(p - median) > band * median).length;
   }
   return outside / (trials * sizes.length);
+}
+
+/**
+ * Each route's service time at the start and at the end of the run: p50/p99 and count in the
+ * second minute (the first after the warm-up) and in the last full minute. A route whose p99
+ * climbs while the others hold gets slower as the run's data grows.
+ */
+export function routeGrowthRows(log: ServiceLog, started: number, minutes: number): string[][] {
+  const first = [started + 60_000, started + 120_000] as const;
+  const last = [started + (minutes - 1) * 60_000, started + minutes * 60_000] as const;
+  const within = (route: string, [from, to]: readonly [number, number]) =>
+    log.served.filter((r) => r.route === route && r.end >= from && r.end < to).map((r) => r.ms);
+  const routes = [...new Set(log.served.map((r) => r.route))].sort();
+  return routes
+    .map((route) => ({ route, early: summarize(within(route, first)), late: summarize(within(route, last)) }))
+    .filter(({ early, late }) => early.count >= 5 && late.count >= 5)
+    .map(({ route, early, late }) => [
+      route,
+      String(early.count),
+      formatMs(early.p50),
+      formatMs(early.p99),
+      String(late.count),
+      formatMs(late.p50),
+      formatMs(late.p99),
+      `${(late.p50 / Math.max(early.p50, 0.1)).toFixed(2)}×`,
+    ]);
 }
