@@ -1,5 +1,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
+import {
+  clusterUnavailable as privateClusterUnavailable,
+  startPrivateCluster,
+} from '../../apps/server/test/faults/support/private-cluster.js';
 import { clusterUnavailable, readAccessLog, startCluster } from '../../scripts/cluster/start-cluster.mjs';
 import { clusterEnv, rssMb, run, setUp } from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
@@ -33,14 +37,21 @@ const instanceCount = Number(argument('instances') ?? 3);
 const workerCount = Number(argument('workers') ?? 2);
 /** The workers' WORKER_NICE (unset: the service's default). */
 const workerNice = argument('worker-nice');
+/**
+ * Which PostgreSQL: `private` (default), a server of its own made with initdb and a fresh
+ * server's defaults (autovacuum on, fsync on), as production has; `shared`, the machine's (or
+ * CLUSTER_ADMIN_DATABASE_URL's), whatever its settings (this machine's runs autovacuum off).
+ */
+const postgres = argument('postgres') ?? 'private';
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
 
 const niceOk = workerNice === undefined || /^(1?[0-9])$/.test(workerNice);
-if (!(minutes > 0 && rate > 0 && instanceCount >= 1 && workerCount >= 0 && niceOk)) {
+const postgresOk = postgres === 'private' || postgres === 'shared';
+if (!(minutes > 0 && rate > 0 && instanceCount >= 1 && workerCount >= 0 && niceOk && postgresOk)) {
   console.error(
-    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19]',
+    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared]',
   );
   process.exit(2);
 }
@@ -97,9 +108,27 @@ function count(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
+/** The PostgreSQL the set runs on: a private server (`--postgres private`) or the shared one. */
+async function openPostgres(): Promise<{ adminUrl?: string; close(): Promise<void> }> {
+  if (postgres === 'shared') return { close: async () => undefined };
+  const missing = privateClusterUnavailable();
+  if (missing) {
+    console.error(`soak: cannot make a private PostgreSQL: ${missing} (or run with --postgres shared)`);
+    process.exit(1);
+  }
+  const server = await startPrivateCluster({ durable: true });
+  return { adminUrl: server.url(), close: () => server.destroy() };
+}
+
 async function main(): Promise<void> {
-  const unavailable = await clusterUnavailable({ installNginx: true });
+  const server = await openPostgres();
+  const adminDatabaseUrl = server.adminUrl;
+  const unavailable = await clusterUnavailable({
+    installNginx: true,
+    ...(adminDatabaseUrl ? { adminDatabaseUrl } : {}),
+  });
   if (unavailable) {
+    await server.close();
     console.error(`soak: cannot start the set: ${unavailable}`);
     process.exit(1);
   }
@@ -107,6 +136,7 @@ async function main(): Promise<void> {
   const cluster = await startCluster({
     instances: instanceCount,
     workers: workerCount,
+    ...(adminDatabaseUrl ? { adminDatabaseUrl } : {}),
     // Requests and jobs logged at info, the service's default: the diagnosis below reads them.
     env: {
       ...clusterEnv(fake.baseUrl),
@@ -116,6 +146,7 @@ async function main(): Promise<void> {
   });
   const db = new pg.Client({ connectionString: cluster.databaseUrl });
   await db.connect();
+  const autovacuum = (await db.query<{ v: string }>("select current_setting('autovacuum') as v")).rows[0]?.v;
   const processes = [...cluster.instances, ...cluster.workers];
   const records: MinuteRecord[] = [];
   const memory: Sample[] = [];
@@ -217,11 +248,12 @@ async function main(): Promise<void> {
     await db.end().catch(() => undefined);
     await cluster.stop();
     await fake.close();
+    await server.close();
   }
 
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`} (PostgreSQL, Redis)\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`} (PostgreSQL ${postgres === 'private' ? 'of its own, a fresh server' : 'shared'}, autovacuum ${autovacuum}; Redis)\n`,
   );
   console.log(
     `${records.length} requests, ${records.filter((r) => !r.ok).length} errors; p50 ${formatMs(all.p50)} ms, p99 ${formatMs(all.p99)} ms over the run\n`,
@@ -304,12 +336,23 @@ async function main(): Promise<void> {
       [...loopMax].map(([minute, ms]) => [String(minute + 1), formatMs(ms)]),
     ),
   );
-  console.log("\nThe database's background work during the run:\n");
+  console.log("\nThe database's background work during the run (each kind once, with its count):\n");
+  // With autovacuum on there are hundreds of runs: one row per table and kind.
+  const byWhat = new Map<string, DbEvent[]>();
+  for (const event of dbEvents.sort((a, b) => a.at - b.at)) {
+    const key = event.what.startsWith('checkpoint') ? 'checkpoint' : event.what;
+    byWhat.set(key, [...(byWhat.get(key) ?? []), event]);
+  }
   console.log(
-    dbEvents.length > 0
+    byWhat.size > 0
       ? markdownTable(
-          ['at', 'what'],
-          dbEvents.sort((a, b) => a.at - b.at).map((e) => [clock(e.at), e.what]),
+          ['what', 'times', 'first', 'last'],
+          [...byWhat].map(([what, events]) => [
+            what,
+            String(events.length),
+            clock(events[0]?.at ?? 0),
+            clock(events.at(-1)?.at ?? 0),
+          ]),
         )
       : 'none seen',
   );

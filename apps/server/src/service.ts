@@ -16,7 +16,7 @@ import { embeddingProviderFor } from './embeddings/index.js';
 import { closeExtractionPool, configureExtractionPool } from './extraction/shared-extraction-pool.js';
 import { JOB_DEFINITIONS } from './jobs/definitions.js';
 import { queueMissingEmbeddings } from './jobs/embed-chunks.js';
-import { scheduleStoreMaintenance } from './jobs/maintain-store.js';
+import { scheduleStoreMaintenance, warnIfAutovacuumOff } from './jobs/maintain-store.js';
 import { createMailer } from './mail/mail-transport.js';
 import { type JobLease, jobLeaseOf, POSTGRES_JOB_LEASE } from './queue/job-lease.js';
 import { type JobDefinition, JobQueue } from './queue/job-queue.js';
@@ -197,6 +197,7 @@ export async function startService(
         log,
       });
       cleanups.push(async () => maintenance.stop());
+      if (database.mode === 'postgres') await warnIfAutovacuumOff(database.db, log);
     }
 
     let stopping: Promise<void> | null = null;

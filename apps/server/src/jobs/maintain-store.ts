@@ -85,11 +85,31 @@ async function readStats(db: Kysely<DB>): Promise<TableStats[]> {
 /**
  * Whether `db` is the embedded store (PGlite: one standalone backend, no autovacuum). A
  * PostgreSQL server has autovacuum, on by default; where an operator turned it off, vacuuming
- * is theirs to schedule, not this job's.
+ * is theirs to schedule, not this job's (the service warns: `warnIfAutovacuumOff`).
  */
 export async function isEmbeddedStore(db: Kysely<DB>): Promise<boolean> {
   const result = await sql<{ embedded: boolean }>`select version() like '%PGlite%' as embedded`.execute(db);
   return result.rows[0]?.embedded === true;
+}
+
+/** What the service logs, at warn, when the PostgreSQL server it uses has autovacuum off. */
+export const AUTOVACUUM_OFF_WARNING =
+  'PostgreSQL has autovacuum off: dead rows from edits, syncs and the job queue pile up and every query slows down; turn it on (autovacuum = on) or schedule VACUUM (ANALYZE) of this database yourself';
+
+/** Whether the PostgreSQL server behind `db` runs autovacuum (its `autovacuum` setting). */
+export async function autovacuumOn(db: Kysely<DB>): Promise<boolean> {
+  const result = await sql<{ on: boolean }>`select current_setting('autovacuum') = 'on' as on`.execute(db);
+  return result.rows[0]?.on !== false;
+}
+
+/**
+ * On PostgreSQL, warns when autovacuum is off (the service's maintenance leaves vacuuming to it
+ * there); answers whether it warned. Nothing on the embedded store, which has its own job.
+ */
+export async function warnIfAutovacuumOff(db: Kysely<DB>, log: Logger): Promise<boolean> {
+  if ((await isEmbeddedStore(db)) || (await autovacuumOn(db))) return false;
+  log.warn(AUTOVACUUM_OFF_WARNING);
+  return true;
 }
 
 /**
@@ -163,7 +183,8 @@ export async function runStoreMaintenance(options: {
   if (!(await isEmbeddedStore(db))) {
     if (!analyzeOnly && !loggedPostgres) {
       loggedPostgres = true;
-      log.info('store maintenance: PostgreSQL has autovacuum; the maintenance job does nothing there');
+      if (!(await warnIfAutovacuumOff(db, log)))
+        log.info('store maintenance: PostgreSQL has autovacuum; the maintenance job does nothing there');
     }
     return null;
   }

@@ -46,9 +46,11 @@ export type PrivateCluster = {
 
 /**
  * Creates and starts a cluster. initdb and pg_ctl refuse to run as root, so as root they run as
- * the `postgres` user (the Debian package's), which then owns the temp dir.
+ * the `postgres` user (the Debian package's), which then owns the temp dir. Tests run it without
+ * fsync (fast, nothing to keep); `durable` keeps a fresh server's defaults (fsync, full page
+ * writes, autovacuum on), as a production server has them: for measurements (bench:soak).
  */
-export async function startPrivateCluster(): Promise<PrivateCluster> {
+export async function startPrivateCluster(settings: { durable?: boolean } = {}): Promise<PrivateCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pgcluster-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -67,8 +69,7 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     `-p ${port}`,
     `-k ${dir}`,
     "-c listen_addresses='127.0.0.1'",
-    '-c fsync=off',
-    '-c full_page_writes=off',
+    ...(settings.durable ? [] : ['-c fsync=off', '-c full_page_writes=off']),
     '-c max_connections=100',
   ].join(' ');
   const start = async () => {
