@@ -6,7 +6,7 @@
  * minus the service's is the proxy and the connection to the instance.
  */
 import { formatMs, summarize } from './latency.js';
-import { clock, type MinuteRecord } from './soak-report.js';
+import { clock, type MinuteRecord, slowestRecords } from './soak-report.js';
 
 /** One background job as a worker ran it: epoch ms of its start and end. */
 export type JobSpan = { name: string; worker: string; start: number; end: number };
@@ -107,24 +107,20 @@ export function slowestSplitRows(
   nginxMs: ReadonlyMap<string, number>,
   service: ServiceLog,
 ): string[][] {
-  return records
-    .filter((r) => r.ok && r.at !== undefined)
-    .sort((a, b) => b.ms - a.ms)
-    .slice(0, count)
-    .map((r) => {
-      const from = started + (r.at ?? 0) * 1000;
-      const id = r.requestId ?? '';
-      const proxy = nginxMs.get(id);
-      const own = service.responseMs.get(id);
-      return [
-        clock(r.at ?? 0),
-        r.kind,
-        formatMs(r.ms),
-        proxy === undefined ? '?' : formatMs(proxy),
-        own === undefined ? '?' : formatMs(own),
-        jobList(jobsDuring(service.jobs, from, from + r.ms)),
-      ];
-    });
+  return slowestRecords(records, count).map((r) => {
+    const from = started + (r.at ?? 0) * 1000;
+    const id = r.requestId ?? '';
+    const proxy = nginxMs.get(id);
+    const own = service.responseMs.get(id);
+    return [
+      clock(r.at ?? 0),
+      r.kind,
+      formatMs(r.ms),
+      proxy === undefined ? '?' : formatMs(proxy),
+      own === undefined ? '?' : formatMs(own),
+      jobList(jobsDuring(service.jobs, from, from + r.ms)),
+    ];
+  });
 }
 
 /**

@@ -146,6 +146,14 @@ export function clock(seconds: number): string {
   return `${Math.floor(whole / 60) + 1}:${String(whole % 60).padStart(2, '0')}`;
 }
 
+/** The `count` slowest successful requests that know when they started, slowest first. */
+export function slowestRecords(records: readonly MinuteRecord[], count: number): MinuteRecord[] {
+  return records
+    .filter((r) => r.ok && r.at !== undefined)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count);
+}
+
 /**
  * The `count` slowest successful requests, slowest first, with when each started, the instance
  * nginx sent each to (`upstreamOf` a request id, from its access log) and the request id (to find
@@ -156,15 +164,11 @@ export function slowestRows(
   count: number,
   upstreamOf: ReadonlyMap<string, string> = new Map(),
 ): string[][] {
-  return records
-    .filter((r) => r.ok && r.at !== undefined)
-    .sort((a, b) => b.ms - a.ms)
-    .slice(0, count)
-    .map((r) => [
-      clock(r.at ?? 0),
-      r.kind,
-      formatMs(r.ms),
-      (r.requestId && upstreamOf.get(r.requestId)) || '?',
-      r.requestId || '?',
-    ]);
+  return slowestRecords(records, count).map((r) => [
+    clock(r.at ?? 0),
+    r.kind,
+    formatMs(r.ms),
+    (r.requestId && upstreamOf.get(r.requestId)) || '?',
+    r.requestId || '?',
+  ]);
 }
