@@ -195,7 +195,7 @@ describe('store maintenance on PostgreSQL', {
   });
   after(() => database.close());
 
-  test('autovacuum is PostgreSQL’s: the job does nothing there and says so once, as a warning when it is off', async () => {
+  test('autovacuum is PostgreSQL’s: the job does nothing there and says so once, as a warning when it is off; the CLI sweeps only when it is off', async () => {
     const { log, lines } = capturingLog();
     assert.equal(await runStoreMaintenance({ db: database.db, log }), null);
     assert.equal(await runStoreMaintenance({ db: database.db, log }), null);
@@ -215,6 +215,14 @@ describe('store maintenance on PostgreSQL', {
     const config = await createTestConfig();
     const result = await DATA_COMMANDS.maintenance({ config, database, clock: systemClock, log });
     await rm(config.dataDir, { recursive: true, force: true });
-    assert.deepEqual(result, { skipped: 'PostgreSQL has autovacuum', tables: [] });
+    if (on) assert.deepEqual(result, { skipped: 'PostgreSQL runs autovacuum', tables: [] });
+    else {
+      // Off: the command is the operator's sweep, every table with pages vacuumed and analyzed.
+      assert.equal('skipped' in result, false);
+      const tables = result.tables.map((row) => row.table);
+      for (const table of ['public.agents', 'public.documents', 'pgboss.queue'])
+        assert.ok(tables.includes(table), `${table} in ${tables.join(', ')}`);
+      assert.ok(result.tables.every((row) => row.action === 'vacuum analyze'));
+    }
   });
 });

@@ -9,7 +9,7 @@ import type { Database } from '../db/database.js';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { type EmbeddingProvider, embeddingProviderFor } from '../embeddings/index.js';
 import { AppError, validationError, validationErrorFromZod } from '../errors/app-error.js';
-import { isEmbeddedStore, maintainTables } from '../jobs/maintain-store.js';
+import { autovacuumOn, isEmbeddedStore, maintainTables } from '../jobs/maintain-store.js';
 import {
   EVAL_DEFAULT_LIMIT,
   evaluateAgent,
@@ -117,13 +117,15 @@ export const DATA_COMMANDS = {
     });
   },
   /**
-   * Embedded store: VACUUM (ANALYZE) every table now, one at a time (the maintenance job's
-   * sweep); PostgreSQL: nothing, autovacuum runs there.
+   * VACUUM (ANALYZE) every table now, one at a time (the maintenance job's sweep): on the
+   * embedded store, and on a PostgreSQL server with autovacuum off (an operator's cron runs this
+   * where they keep it off). With autovacuum on, nothing: the server does this work itself.
    */
   async maintenance(ctx: CommandContext) {
-    if (!(await isEmbeddedStore(ctx.database.db)))
-      return { skipped: 'PostgreSQL has autovacuum', tables: [] };
-    return { tables: await maintainTables({ db: ctx.database.db, all: true }) };
+    const { db } = ctx.database;
+    if (!(await isEmbeddedStore(db)) && (await autovacuumOn(db)))
+      return { skipped: 'PostgreSQL runs autovacuum', tables: [] };
+    return { tables: await maintainTables({ db, all: true }) };
   },
   /** Embedded store: a consistent snapshot into `file` (an absolute path the CLI resolved). */
   backup: backupEmbeddedStore,

@@ -33,8 +33,9 @@ Commands:
                        Connect a local demo shop (npm run demo) to the seeded demo workspace:
                        allow its origin on the demo agent and issue a wp:integration token.
   migrate [--json]     Apply pending database migrations.
-  maintenance [--json] Embedded store: VACUUM (ANALYZE) every table now, one at a time (the
-                       maintenance job runs this every STORE_MAINTENANCE_INTERVAL_MINUTES).
+  maintenance [--json] VACUUM (ANALYZE) every table now, one at a time: the embedded store's
+                       maintenance job runs this every STORE_MAINTENANCE_INTERVAL_MINUTES; on
+                       PostgreSQL only when the server has autovacuum off (for your cron).
   eval --agent ID --golden FILE.jsonl [--limit N] [--min-recall5 X] [--json]
                        Score an agent's retrieval on golden questions (one JSON object a line:
                        {"question", "expected_url" | "expected_text", "id"?}); prints recall@1,

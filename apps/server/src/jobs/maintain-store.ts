@@ -85,7 +85,8 @@ async function readStats(db: Kysely<DB>): Promise<TableStats[]> {
 /**
  * Whether `db` is the embedded store (PGlite: one standalone backend, no autovacuum). A
  * PostgreSQL server has autovacuum, on by default; where an operator turned it off, vacuuming
- * is theirs to schedule, not this job's (the service warns: `warnIfAutovacuumOff`).
+ * is theirs to schedule, not this job's (the service warns: `warnIfAutovacuumOff`; the CLI's
+ * `maintenance` command is what they can schedule).
  */
 export async function isEmbeddedStore(db: Kysely<DB>): Promise<boolean> {
   const result = await sql<{ embedded: boolean }>`select version() like '%PGlite%' as embedded`.execute(db);
@@ -94,7 +95,7 @@ export async function isEmbeddedStore(db: Kysely<DB>): Promise<boolean> {
 
 /** What the service logs, at warn, when the PostgreSQL server it uses has autovacuum off. */
 export const AUTOVACUUM_OFF_WARNING =
-  'PostgreSQL has autovacuum off: dead rows from edits, syncs and the job queue pile up and every query slows down; turn it on (autovacuum = on) or schedule VACUUM (ANALYZE) of this database yourself';
+  'PostgreSQL has autovacuum off: dead rows from edits, syncs and the job queue pile up and every query slows down; turn it on (autovacuum = on) or schedule VACUUM (ANALYZE) of this database yourself (the CLI command `maintenance` runs it)';
 
 /** Whether the PostgreSQL server behind `db` runs autovacuum (its `autovacuum` setting). */
 export async function autovacuumOn(db: Kysely<DB>): Promise<boolean> {
