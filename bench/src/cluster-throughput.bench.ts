@@ -6,11 +6,12 @@
  * connections each instance holds. The figures behind docs/scaling.md.
  *
  *   npm run bench:cluster --workspace bench -- --instances 1,2,3 --seconds 15 --connections 16
+ *   (--postgres shared: the machine's server instead of one of its own; see support/bench-postgres.ts)
  */
 import { randomBytes } from 'node:crypto';
-import { SIGNATURE_HEADER, signRequest } from '@service/contract';
 import pg from 'pg';
 import { clusterUnavailable, startCluster } from '../../scripts/cluster/start-cluster.mjs';
+import { openBenchPostgres, type PostgresChoice, postgresChoice } from './support/bench-postgres.js';
 import {
   type Ctx,
   call,
@@ -21,7 +22,9 @@ import {
   machineBusyMs,
   ORIGIN,
   postRecord,
+  queueDrained,
   setUp,
+  syncPosts,
 } from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, formatRatio, markdownTable, summarize } from './support/latency.js';
@@ -29,8 +32,17 @@ import { argument, formatMs, formatRatio, markdownTable, summarize } from './sup
 const sizes = (argument('instances') ?? '1,2,3').split(',').map(Number);
 const seconds = Number(argument('seconds') ?? 15);
 const connections = Number(argument('connections') ?? 16);
-if (!sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 8) || !(seconds > 0) || !(connections > 0)) {
-  console.error('usage: cluster-throughput.bench.ts [--instances 1,2,3] [--seconds 15] [--connections 16]');
+/** Which PostgreSQL (support/bench-postgres.ts): `private` (default) or `shared`. */
+const postgres = postgresChoice(argument('postgres'));
+if (
+  !sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 8) ||
+  !(seconds > 0) ||
+  !(connections > 0) ||
+  !postgres
+) {
+  console.error(
+    'usage: cluster-throughput.bench.ts [--instances 1,2,3] [--seconds 15] [--connections 16] [--postgres private|shared]',
+  );
   process.exit(2);
 }
 
@@ -98,16 +110,7 @@ async function send(
     ctx.nextPost += 1;
     return postRecord(1 + (ctx.nextPost % 500), ctx.nextPost);
   });
-  const body = JSON.stringify({ agent_id: ctx.agentId, site_url: ORIGIN, plugin_version: 'bench', posts });
-  const answer = await call(ctx.cluster.url, 'POST', '/api/v1/wp/posts/sync', {
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${ctx.siteToken}`,
-      [SIGNATURE_HEADER]: signRequest(ctx.siteToken, body, Math.floor(Date.now() / 1000)),
-    },
-    body,
-  });
-  return answer;
+  return syncPosts(ctx, posts);
 }
 
 /** `connections` clients, each sending the next request when the last one is answered. */
@@ -139,7 +142,7 @@ async function closedLoop(scenario: Scenario, ctx: Ctx, tokens: string[]): Promi
   const elapsed = (performance.now() - started) / 1000;
   // A sync is answered once its posts are queued: their indexing is part of its cost.
   const drainStarted = performance.now();
-  if (scenario === 'site sync (50 posts)') await queueDrained(ctx);
+  if (scenario === 'site sync (50 posts)') await queueDrained(ctx.cluster.databaseUrl);
   const drain = (performance.now() - drainStarted) / 1000;
   const serviceCpu = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - serviceBefore;
   const machineCpu = machineBusyMs() - machineBefore;
@@ -159,37 +162,29 @@ async function closedLoop(scenario: Scenario, ctx: Ctx, tokens: string[]): Promi
   };
 }
 
-/** Waits (at most 5 minutes) until the job queue holds no index job still to run. */
-async function queueDrained(ctx: Ctx): Promise<void> {
-  const db = new pg.Client({ connectionString: ctx.cluster.databaseUrl });
-  await db.connect();
-  try {
-    const until = performance.now() + 300_000;
-    while (performance.now() < until) {
-      const waiting = await db.query<{ n: string }>(
-        `select count(*)::text as n from pgboss.job where name = 'index-document' and state in ('created', 'retry', 'active')`,
-      );
-      if (Number(waiting.rows[0]?.n) === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  } finally {
-    await db.end();
-  }
-}
-
-async function main(): Promise<void> {
-  const unavailable = await clusterUnavailable({ installNginx: true });
+async function main(postgres: PostgresChoice): Promise<void> {
+  const server = await openBenchPostgres(postgres, 'cluster bench');
+  const adminDatabaseUrl = server.adminUrl;
+  const database = adminDatabaseUrl ? { adminDatabaseUrl } : {};
+  const unavailable = await clusterUnavailable({ installNginx: true, ...database });
   if (unavailable) {
+    await server.close();
     console.error(`cluster bench: cannot start the set: ${unavailable}`);
     process.exit(1);
   }
+  let autovacuum = '?';
   const fake = await startFakeOpenAi(['Shipping takes two days. ', 'Anything else?']);
   const results = new Map<number, Map<Scenario, Result>>();
   const connectionsPerInstance = new Map<number, number>();
   try {
     for (const size of sizes) {
       process.stderr.write(`cluster bench: ${size} instance(s)…\n`);
-      const cluster = await startCluster({ instances: size, workers: 1, env: clusterEnv(fake.baseUrl) });
+      const cluster = await startCluster({
+        instances: size,
+        workers: 1,
+        env: clusterEnv(fake.baseUrl),
+        ...database,
+      });
       try {
         const ctx = await setUp(cluster);
         const tokens: string[] = [];
@@ -218,6 +213,8 @@ async function main(): Promise<void> {
         const held = await db.query<{ n: string }>(
           'select count(*)::text as n from pg_stat_activity where datname = current_database()',
         );
+        autovacuum =
+          (await db.query<{ v: string }>("select current_setting('autovacuum') as v")).rows[0]?.v ?? '?';
         await db.end();
         // The bench's own client is one of them; the workers hold the rest beside the instances.
         connectionsPerInstance.set(size, (Number(held.rows[0]?.n) - 1) / (size + 1));
@@ -227,11 +224,12 @@ async function main(): Promise<void> {
     }
   } finally {
     await fake.close();
+    await server.close();
   }
 
   const base = results.get(sizes[0] ?? 1);
   console.log(
-    `\n## Throughput with ${sizes.join(', ')} instance(s) behind nginx (${connections} clients, ${seconds} s per scenario, 1 worker, PostgreSQL + Redis, fake model)\n`,
+    `\n## Throughput with ${sizes.join(', ')} instance(s) behind nginx (${connections} clients, ${seconds} s per scenario, 1 worker, PostgreSQL ${server.describe} with autovacuum ${autovacuum}, Redis, fake model)\n`,
   );
   const rows: string[][] = [];
   for (const scenario of SCENARIOS) {
@@ -291,4 +289,4 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
+await main(postgres);

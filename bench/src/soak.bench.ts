@@ -1,11 +1,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import {
-  clusterUnavailable as privateClusterUnavailable,
-  startPrivateCluster,
-} from '../../apps/server/test/faults/support/private-cluster.js';
 import { clusterUnavailable, readAccessLog, startCluster } from '../../scripts/cluster/start-cluster.mjs';
-import { clusterEnv, rssMb, run, setUp } from './support/cluster-traffic.js';
+import { openBenchPostgres, type PostgresChoice, postgresChoice } from './support/bench-postgres.js';
+import { clusterEnv, rssMb, run, SITE_POSTS, seedPosts, setUp } from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, markdownTable, summarize } from './support/latency.js';
 import {
@@ -37,21 +34,32 @@ const instanceCount = Number(argument('instances') ?? 3);
 const workerCount = Number(argument('workers') ?? 2);
 /** The workers' WORKER_NICE (unset: the service's default). */
 const workerNice = argument('worker-nice');
+/** Which PostgreSQL (support/bench-postgres.ts): `private` (default) or `shared`. */
+const postgres = postgresChoice(argument('postgres'));
 /**
- * Which PostgreSQL: `private` (default), a server of its own made with initdb and a fresh
- * server's defaults (autovacuum on, fsync on), as production has; `shared`, the machine's (or
- * CLUSTER_ADMIN_DATABASE_URL's), whatever its settings (this machine's runs autovacuum off).
+ * `--seed yes` (default): the site's first full sync is sent and indexed before the clock starts,
+ * so the run's syncs are edits from the first minute on; `no`: the run's first minute creates the
+ * site's posts (the earlier runs in bench/README did that: their minute 2 carried its index jobs).
  */
-const postgres = argument('postgres') ?? 'private';
+const seed = argument('seed') ?? 'yes';
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
 
 const niceOk = workerNice === undefined || /^(1?[0-9])$/.test(workerNice);
-const postgresOk = postgres === 'private' || postgres === 'shared';
-if (!(minutes > 0 && rate > 0 && instanceCount >= 1 && workerCount >= 0 && niceOk && postgresOk)) {
+if (
+  !(
+    minutes > 0 &&
+    rate > 0 &&
+    instanceCount >= 1 &&
+    workerCount >= 0 &&
+    niceOk &&
+    postgres &&
+    (seed === 'yes' || seed === 'no')
+  )
+) {
   console.error(
-    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared]',
+    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no]',
   );
   process.exit(2);
 }
@@ -108,20 +116,8 @@ function count(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
-/** The PostgreSQL the set runs on: a private server (`--postgres private`) or the shared one. */
-async function openPostgres(): Promise<{ adminUrl?: string; close(): Promise<void> }> {
-  if (postgres === 'shared') return { close: async () => undefined };
-  const missing = privateClusterUnavailable();
-  if (missing) {
-    console.error(`soak: cannot make a private PostgreSQL: ${missing} (or run with --postgres shared)`);
-    process.exit(1);
-  }
-  const server = await startPrivateCluster({ durable: true });
-  return { adminUrl: server.url(), close: () => server.destroy() };
-}
-
-async function main(): Promise<void> {
-  const server = await openPostgres();
+async function main(postgres: PostgresChoice): Promise<void> {
+  const server = await openBenchPostgres(postgres, 'soak');
   const adminDatabaseUrl = server.adminUrl;
   const unavailable = await clusterUnavailable({
     installNginx: true,
@@ -166,6 +162,13 @@ async function main(): Promise<void> {
   loop.enable();
   try {
     const ctx = await setUp(cluster);
+    if (seed === 'yes') {
+      const seeding = Date.now();
+      await seedPosts(ctx);
+      process.stderr.write(
+        `  seeded ${SITE_POSTS} posts, indexed in ${((Date.now() - seeding) / 1000).toFixed(1)} s\n`,
+      );
+    }
     const mix = buildMix(rate);
     started = Date.now();
     const endAt = started + minutes * 60_000;
@@ -253,7 +256,7 @@ async function main(): Promise<void> {
 
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`} (PostgreSQL ${postgres === 'private' ? 'of its own, a fresh server' : 'shared'}, autovacuum ${autovacuum}; Redis)\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
   );
   console.log(
     `${records.length} requests, ${records.filter((r) => !r.ok).length} errors; p50 ${formatMs(all.p50)} ms, p99 ${formatMs(all.p99)} ms over the run\n`,
@@ -365,4 +368,4 @@ async function main(): Promise<void> {
   process.exitCode = result.ok ? 0 : 1;
 }
 
-await main();
+await main(postgres);

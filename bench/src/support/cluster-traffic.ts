@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { SIGNATURE_HEADER, signRequest } from '@service/contract';
+import pg from 'pg';
 import type { Cluster } from '../../../scripts/cluster/start-cluster.mjs';
 import type { Kind } from './soak-report.js';
 
@@ -37,6 +38,9 @@ export function clusterEnv(llmBaseUrl: string): Record<string, string> {
     LOG_LEVEL: 'warn',
   };
 }
+
+/** The posts the soak's site has: its syncs edit these (`seedPosts` sends each once first). */
+export const SITE_POSTS = 200;
 
 export type Ctx = {
   cluster: Cluster;
@@ -123,26 +127,13 @@ export async function run(kind: Kind, ctx: Ctx): Promise<Sent> {
       return answer;
     }
     case 'site.sync': {
-      // Five posts: mostly edits of the first 200, sometimes a new one.
+      // Five posts, the next in turn of the site's SITE_POSTS, each a new revision (new content):
+      // new posts until all exist, then edits.
       const posts = Array.from({ length: 5 }, () => {
         ctx.nextPost += 1;
-        return postRecord(1 + (ctx.nextPost % 200), ctx.nextPost);
+        return postRecord(1 + (ctx.nextPost % SITE_POSTS), ctx.nextPost);
       });
-      const body = JSON.stringify({
-        agent_id: ctx.agentId,
-        site_url: ORIGIN,
-        plugin_version: 'soak',
-        posts,
-      });
-      const answer = await call(base, 'POST', '/api/v1/wp/posts/sync', {
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${ctx.siteToken}`,
-          [SIGNATURE_HEADER]: signRequest(ctx.siteToken, body, Math.floor(Date.now() / 1000)),
-        },
-        body,
-      });
-      return answer;
+      return syncPosts(ctx, posts);
     }
     case 'admin.read': {
       const paths = [
@@ -166,6 +157,54 @@ export async function run(kind: Kind, ctx: Ctx): Promise<Sent> {
       });
       return answer;
     }
+  }
+}
+
+/** One signed sync of `posts` from the site's plugin. */
+export function syncPosts(ctx: Ctx, posts: ReturnType<typeof postRecord>[]): ReturnType<typeof call> {
+  const body = JSON.stringify({ agent_id: ctx.agentId, site_url: ORIGIN, plugin_version: 'bench', posts });
+  return call(ctx.cluster.url, 'POST', '/api/v1/wp/posts/sync', {
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${ctx.siteToken}`,
+      [SIGNATURE_HEADER]: signRequest(ctx.siteToken, body, Math.floor(Date.now() / 1000)),
+    },
+    body,
+  });
+}
+
+/**
+ * The site's first full sync before traffic starts, as a plugin sends it when it is connected:
+ * each of the SITE_POSTS posts once, 50 to a request, then waits until they are indexed. Later
+ * syncs are edits of them; without it the run's first minute creates the site's posts.
+ */
+export async function seedPosts(ctx: Ctx): Promise<void> {
+  for (let first = 1; first <= SITE_POSTS; first += 50) {
+    const posts = Array.from({ length: Math.min(50, SITE_POSTS - first + 1) }, (_, i) =>
+      postRecord(first + i, 0),
+    );
+    const answer = await syncPosts(ctx, posts);
+    if (answer.status >= 300) throw new Error(`seeding the site's posts: answered ${answer.status}`);
+  }
+  await queueDrained(ctx.cluster.databaseUrl);
+}
+
+/** Waits (at most 5 minutes) until the job queue holds no index job still to run. */
+export async function queueDrained(databaseUrl: string): Promise<void> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const until = performance.now() + 300_000;
+    while (performance.now() < until) {
+      const waiting = await db.query<{ n: string }>(
+        `select count(*)::text as n from pgboss.job where name = 'index-document' and state in ('created', 'retry', 'active')`,
+      );
+      if (Number(waiting.rows[0]?.n) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error('the index jobs did not finish within 5 minutes');
+  } finally {
+    await db.end();
   }
 }
 
