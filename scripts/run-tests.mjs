@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner (through tsx, on the TypeScript sources).
-// Usage: node scripts/run-tests.mjs [dir-or-file ...] [--exclude=dir-or-file ...]
-//        (default: every workspace; --exclude leaves out the test files under a path)
+// Usage: node scripts/run-tests.mjs [dir-or-file ...] [--exclude=dir-or-file ...] [--engine-dependent]
+//        (default: every workspace; --exclude leaves out the test files under a path;
+//        --engine-dependent keeps only the files whose database engine TEST_DATABASE_URL chooses)
 // Prepares one migrated database template per run, passes it to the test files through the
 // environment, and closes with a plain "N passed, N failed" line. Each file runs in its own
 // process and fails (killed, counted as cancelled) when it runs longer than TEST_FILE_TIMEOUT_MS
@@ -12,6 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { engineDependence } from './engine-files.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const defaultDirs = [
@@ -28,10 +30,15 @@ const args = process.argv.slice(2);
 const excludes = args
   .filter((arg) => arg.startsWith('--exclude='))
   .map((arg) => arg.slice('--exclude='.length));
-const unknown = args.find((arg) => arg.startsWith('--') && !arg.startsWith('--exclude='));
+// --engine-dependent: only the files the database engine can change (scripts/engine-files.mjs),
+// for a second pass on PostgreSQL after one on the embedded store.
+const engineDependentOnly = args.includes('--engine-dependent');
+const unknown = args.find(
+  (arg) => arg.startsWith('--') && !arg.startsWith('--exclude=') && arg !== '--engine-dependent',
+);
 if (unknown || excludes.some((path) => path === '')) {
   console.error(
-    `Unknown option ${unknown ?? '--exclude= (with no path)'}: the runner takes paths and --exclude=<path>`,
+    `Unknown option ${unknown ?? '--exclude= (with no path)'}: the runner takes paths, --exclude=<path> and --engine-dependent`,
   );
   process.exit(1);
 }
@@ -74,10 +81,14 @@ const excluded = (file) =>
     const under = relative(join(root, path), file);
     return under === '' || (!under.startsWith('..') && !isAbsolute(under));
   });
-const files = dirs
-  .flatMap((dir) => collect(join(root, dir), []))
-  .filter((file) => !excluded(file))
-  .sort();
+const dependsOnEngine = engineDependence();
+const collected = dirs.flatMap((dir) => collect(join(root, dir), [])).filter((file) => !excluded(file));
+const files = (engineDependentOnly ? collected.filter(dependsOnEngine) : collected).sort();
+if (engineDependentOnly && files.length < collected.length) {
+  console.log(
+    `--engine-dependent: left out ${collected.length - files.length} test files that never read the test database's settings`,
+  );
+}
 if (files.length === 0) {
   console.error(
     `No test files under ${dirs.join(', ')}${excludes.length > 0 ? ` once ${excludes.join(', ')} left out` : ''}`,
