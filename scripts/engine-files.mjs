@@ -3,10 +3,16 @@
 // by relative path (test support, scripts), followed transitively. The service's own sources
 // (any path with a `src` directory) are not followed: they never read those settings, so a test
 // that only imports them, or starts the service as a process of its own, runs on the embedded
-// store whatever TEST_DATABASE_URL says, and a second pass on PostgreSQL would repeat it.
+// store whatever TEST_DATABASE_URL says, and a second pass on PostgreSQL would repeat it. A file
+// that names the settings only to set them aside carries the line `// engine-files: embedded only`.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 
+/**
+ * A file that names those settings only to set them aside (a child process made to run on the
+ * embedded store, a comment) says so on a line of its own, and is then not kept.
+ */
+export const EMBEDDED_ONLY = /^\/\/ engine-files: embedded only\b/m;
 /** What marks a file as choosing its engine from the environment. */
 export const ENGINE_SETTINGS = /\b(TEST_DATABASE_URL|TEST_PG_TEMPLATE|TEST_ENGINE)\b/;
 const IMPORT = /\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
@@ -26,6 +32,7 @@ export function engineDependence() {
     if (seen !== undefined) return seen;
     known.set(file, false); // an import cycle reads as "not through here"
     const text = readFileSync(file, 'utf8');
+    if (EMBEDDED_ONLY.test(text)) return false;
     let depends = ENGINE_SETTINGS.test(text);
     for (const match of depends ? [] : text.matchAll(IMPORT)) {
       const target = resolveImport(file, match[1] ?? match[2]);

@@ -28,6 +28,10 @@ describe('the PostgreSQL pass keeps the test files the engine can change (--engi
   write('test/support/b.ts', "import { a } from './a.js';\nexport const b = 2;\n");
   write('test/cycle.test.ts', "import { a } from './support/a.js';\n");
   write('test/missing-import.test.ts', "import { gone } from './support/gone.js';\n");
+  write(
+    'test/set-aside.test.ts',
+    `// engine-files: embedded only\nconst env = { ...process.env };\ndelete env.${URL_SETTING};\n`,
+  );
 
   test('a file is kept when it or what it imports, at any depth, reads the test database settings', () => {
     const depends = engineDependence();
@@ -42,6 +46,8 @@ describe('the PostgreSQL pass keeps the test files the engine can change (--engi
       'direct.test.ts': true,
       'dynamic.test.ts': true,
       'missing-import.test.ts': false,
+      // It names the setting only to remove it from a child's environment, and says so.
+      'set-aside.test.ts': false,
       // The service's sources are not followed: they never choose the engine from a test setting.
       'sources-only.test.ts': false,
       'through-support.test.ts': true,
@@ -55,7 +61,7 @@ describe('the PostgreSQL pass keeps the test files the engine can change (--engi
     for (const name of cluster) assert.equal(depends(join(testDir, 'cluster', name)), true, name);
     for (const name of ['admin-agents.test.ts', 'store-maintenance.test.ts', 'widget-init.test.ts'])
       assert.equal(depends(join(testDir, name)), true, name);
-    for (const name of ['process.test.ts', 'config.test.ts', 'layering.test.ts'])
+    for (const name of ['process.test.ts', 'config.test.ts', 'layering.test.ts', 'ssrf-namespace.test.ts'])
       assert.equal(depends(join(testDir, name)), false, name);
   });
 });

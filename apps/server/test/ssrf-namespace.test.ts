@@ -10,6 +10,8 @@ import type { ScenarioInput, ScenarioResult, SourceOutcome } from './support/ssr
 // End-to-end crawl safety (contract section G) of the real app: hostile url sources are added
 // through the admin API and fetched by the fetch-source job, inside a network namespace with
 // loopback only (CONVENTIONS habit 7), where a counting server shows nothing was contacted.
+// The scenario always runs on the embedded store (PostgreSQL is outside the namespace):
+// engine-files: embedded only
 
 const SCENARIO = 'apps/server/test/support/ssrf-scenario.ts';
 const TSX_ARGS = ['--conditions=source', '--import', 'tsx'];
@@ -190,7 +192,8 @@ function namespaceSupport(): { ok: true } | { ok: false; why: string } {
 /** Runs the scenario inside `unshare -n`; rejects with its exit status and stderr when it fails. */
 function runScenario(): Promise<ScenarioResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, SSRF_SCENARIO_INPUT: JSON.stringify(INPUT) };
-  // PostgreSQL is not reachable from the namespace: the scenario uses the run's PGlite template.
+  // PostgreSQL is not reachable from the namespace: the scenario uses the run's PGlite template
+  // (so CI's PostgreSQL pass leaves the file out, by the marker at the top).
   delete env.TEST_DATABASE_URL;
   delete env.TEST_PG_TEMPLATE;
   const args = [
