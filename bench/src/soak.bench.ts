@@ -1,11 +1,24 @@
+import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { clusterUnavailable, readAccessLog, startCluster } from '../../scripts/cluster/start-cluster.mjs';
 import { openBenchPostgres, type PostgresChoice, postgresChoice } from './support/bench-postgres.js';
-import { clusterEnv, rssMb, run, SITE_POSTS, seedPosts, setUp } from './support/cluster-traffic.js';
+import {
+  clusterEnv,
+  commandCpuMs,
+  cpuMs,
+  machineBusyMs,
+  rssMb,
+  run,
+  SITE_POSTS,
+  seedPosts,
+  setUp,
+} from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { argument, formatMs, markdownTable, summarize } from './support/latency.js';
 import {
+  type CpuSample,
+  cpuMinuteRows,
   emptyServiceLog,
   jobOverlapShares,
   minuteSplitRows,
@@ -147,6 +160,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const records: MinuteRecord[] = [];
   const memory: Sample[] = [];
   const dbSamples: { at: number; connections: number; queue: number }[] = [];
+  const cpuSamples: CpuSample[] = [];
   const failures = new Map<string, number>();
   const upstreamOf = new Map<string, string>();
   const nginxMs = new Map<string, number>();
@@ -187,6 +201,14 @@ async function main(postgres: PostgresChoice): Promise<void> {
         "select count(*)::text as n from pgboss.job where state in ('created', 'retry', 'active')",
       );
       dbSamples.push({ at, connections: Number(conns.rows[0]?.n), queue: Number(queue.rows[0]?.n) });
+      const own = process.cpuUsage();
+      cpuSamples.push({
+        at,
+        bench: (own.user + own.system) / 1000,
+        set: processes.reduce((sum, proc) => sum + cpuMs(proc.pid), 0),
+        postgres: commandCpuMs('postgres'),
+        machine: machineBusyMs(),
+      });
       dbEvents.push(...(await databaseEvents(db, started, seenDb)));
       const minute = Math.floor(at);
       loopMax.set(minute, Math.max(loopMax.get(minute) ?? 0, loop.max / 1e6));
@@ -331,6 +353,15 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const chance = shuffledOutsideShare(records, P99_BAND);
   console.log(
     `\nBy chance alone (these request times shuffled across the minutes, 200 times): ${(chance * 100).toFixed(0)} % of minutes fall outside ±${P99_BAND * 100} % of the median p99.`,
+  );
+  console.log(
+    "\nCPU per request each minute: the bench process (the control: its work per request does not change), the set's service processes, PostgreSQL; and how busy the machine was:\n",
+  );
+  console.log(
+    markdownTable(
+      ['minute', 'requests', 'bench CPU ms/req', 'set CPU ms/req', 'PostgreSQL CPU ms/req', 'machine busy'],
+      cpuMinuteRows(cpuSamples, records, availableParallelism()),
+    ),
   );
   console.log("\nThe bench process's own event loop delay, max per minute (ms):\n");
   console.log(

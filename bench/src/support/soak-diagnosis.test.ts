@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  cpuMinuteRows,
   jobOverlapShares,
   jobSeconds,
   jobsDuring,
@@ -98,6 +99,28 @@ describe('service time per route, early and late', () => {
     const log = readServiceLog(lines.join('\n'), 'instance-1');
     assert.deepEqual(routeGrowthRows(log, T0, 5), [
       ['GET /x', '10', '10.0', '10.0', '10', '30.0', '30.0', '3.00×'],
+    ]);
+  });
+});
+
+describe('CPU per request per minute', () => {
+  test('each full minute: the span between the samples at its edges, over the requests it started', () => {
+    const samples = [
+      { at: 0, bench: 0, set: 0, postgres: 0, machine: 0 },
+      { at: 0.5, bench: 50, set: 500, postgres: 100, machine: 30_000 },
+      { at: 1, bench: 100, set: 1_000, postgres: 200, machine: 60_000 },
+      // Minute 2 costs twice as much everywhere, the bench included: the machine got slower.
+      { at: 2, bench: 300, set: 3_000, postgres: 600, machine: 150_000 },
+      // A partial third minute has no sample at its end: no row.
+      { at: 2.5, bench: 350, set: 3_500, postgres: 700, machine: 170_000 },
+    ];
+    const records: MinuteRecord[] = [
+      ...Array.from({ length: 100 }, () => ({ minute: 0, kind: 'upload' as const, ms: 1, ok: true })),
+      ...Array.from({ length: 100 }, () => ({ minute: 1, kind: 'upload' as const, ms: 1, ok: false })),
+    ];
+    assert.deepEqual(cpuMinuteRows(samples, records, 2), [
+      ['1', '100', '1.00', '10.00', '2.00', '50 %'],
+      ['2', '100', '2.00', '20.00', '4.00', '75 %'],
     ]);
   });
 });

@@ -238,3 +238,42 @@ export function routeGrowthRows(log: ServiceLog, started: number, minutes: numbe
       `${(late.p50 / Math.max(early.p50, 0.1)).toFixed(2)}×`,
     ]);
 }
+
+/**
+ * CPU time used so far, in ms, read together `at` minutes into the run: the bench process itself,
+ * the set's service processes, PostgreSQL's processes, and the whole machine (all cores).
+ */
+export type CpuSample = { at: number; bench: number; set: number; postgres: number; machine: number };
+
+/**
+ * Per full minute: requests started, CPU ms per request of the bench, the set and PostgreSQL, and
+ * how busy the machine was (share of `cores`). The bench does the same work for every request, so
+ * its CPU per request is the control: when it rises with the others, the machine's CPU got slower
+ * (another tenant of the host, a throttled core), not the service's work heavier.
+ */
+export function cpuMinuteRows(
+  samples: readonly CpuSample[],
+  records: readonly MinuteRecord[],
+  cores: number,
+): string[][] {
+  const rows: string[][] = [];
+  const last = Math.floor(samples.at(-1)?.at ?? 0);
+  for (let minute = 0; minute < last; minute += 1) {
+    const from = samples.find((s) => s.at >= minute);
+    const to = samples.find((s) => s.at >= minute + 1);
+    if (!from || !to || to.at <= from.at) continue;
+    const n = records.filter((r) => r.minute === minute).length;
+    if (n === 0) continue;
+    const per = (key: 'bench' | 'set' | 'postgres') => ((to[key] - from[key]) / n).toFixed(2);
+    const busy = (to.machine - from.machine) / ((to.at - from.at) * 60_000 * cores);
+    rows.push([
+      String(minute + 1),
+      String(n),
+      per('bench'),
+      per('set'),
+      per('postgres'),
+      `${(busy * 100).toFixed(0)} %`,
+    ]);
+  }
+  return rows;
+}
