@@ -1,5 +1,8 @@
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { clusterUnavailable, readAccessLog, startCluster } from '../../scripts/cluster/start-cluster.mjs';
 import { openBenchPostgres, type PostgresChoice, postgresChoice } from './support/bench-postgres.js';
@@ -28,6 +31,7 @@ import {
   shuffledOutsideShare,
   slowestSplitRows,
 } from './support/soak-diagnosis.js';
+import { type DbEvent, type DbSeen, databaseEvents, readHeapProbes } from './support/soak-probes.js';
 import {
   buildMix,
   clock,
@@ -55,6 +59,12 @@ const postgres = postgresChoice(argument('postgres'));
  * site's posts (the earlier runs in bench/README did that: their minute 2 carried its index jobs).
  */
 const seed = argument('seed') ?? 'yes';
+/**
+ * `--heap yes`: each process of the set collects its garbage every 10 s and writes the heap still
+ * in use (support/heap-probe.cjs): whether a memory slope is a leak. Off by default: the pauses
+ * show in p99.
+ */
+const heap = argument('heap') ?? 'no';
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
@@ -72,57 +82,9 @@ if (
   )
 ) {
   console.error(
-    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no]',
+    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes]',
   );
   process.exit(2);
-}
-
-/** The database's own background work: autovacuum and autoanalyze runs, checkpoints. */
-type DbEvent = { at: number; what: string };
-/** What earlier readings saw: each table's last run of each kind, the checkpoint counters. */
-type DbSeen = { runs: Map<string, number>; checkpoints?: { n: number; writeMs: number; syncMs: number } };
-
-/**
- * Reads the soak database's maintenance since the last reading: tables whose autovacuum or
- * autoanalyze ran (with PostgreSQL's timestamp of it) and checkpoints finished (at the reading's
- * time, with their write and sync times). `seen` keeps what was reported already.
- */
-async function databaseEvents(db: pg.Client, started: number, seen: DbSeen): Promise<DbEvent[]> {
-  const events: DbEvent[] = [];
-  const tables = await db.query<{ name: string; vacuum: Date | null; analyze: Date | null }>(
-    `select schemaname || '.' || relname as name, last_autovacuum as vacuum, last_autoanalyze as analyze
-       from pg_stat_user_tables`,
-  );
-  for (const row of tables.rows) {
-    for (const [kind, when] of [
-      ['autovacuum', row.vacuum],
-      ['autoanalyze', row.analyze],
-    ] as const) {
-      if (!when || when.getTime() < started) continue;
-      const key = `${kind} ${row.name}`;
-      if (seen.runs.get(key) === when.getTime()) continue;
-      seen.runs.set(key, when.getTime());
-      events.push({ at: (when.getTime() - started) / 1000, what: key });
-    }
-  }
-  const checkpoints = await db.query<{ n: string; write_ms: string; sync_ms: string }>(
-    `select (checkpoints_timed + checkpoints_req)::text as n, checkpoint_write_time::text as write_ms,
-            checkpoint_sync_time::text as sync_ms from pg_stat_bgwriter`,
-  );
-  const row = checkpoints.rows[0];
-  if (!row) return events;
-  const now = { n: Number(row.n), writeMs: Number(row.write_ms), syncMs: Number(row.sync_ms) };
-  const before = seen.checkpoints;
-  if (before && now.n > before.n) {
-    const written = (now.writeMs - before.writeMs).toFixed(0);
-    const synced = (now.syncMs - before.syncMs).toFixed(0);
-    events.push({
-      at: (Date.now() - started) / 1000,
-      what: `checkpoint (written over ${written} ms, sync ${synced} ms), before this reading`,
-    });
-  }
-  seen.checkpoints = now;
-  return events;
 }
 
 function count(map: Map<string, number>, key: string): void {
@@ -141,6 +103,13 @@ async function main(postgres: PostgresChoice): Promise<void> {
     console.error(`soak: cannot start the set: ${unavailable}`);
     process.exit(1);
   }
+  const heapDir = heap === 'yes' ? mkdtempSync(join(tmpdir(), 'soak-heap-')) : null;
+  const heapEnv: Record<string, string> = heapDir
+    ? {
+        NODE_OPTIONS: `--expose-gc --require ${fileURLToPath(new URL('./support/heap-probe.cjs', import.meta.url))}`,
+        HEAP_PROBE_DIR: heapDir,
+      }
+    : {};
   const fake = await startFakeOpenAi(['Thanks for asking. ', 'Shipping takes two days. ', 'Anything else?']);
   const cluster = await startCluster({
     instances: instanceCount,
@@ -150,6 +119,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
     env: {
       ...clusterEnv(fake.baseUrl),
       LOG_LEVEL: 'info',
+      ...heapEnv,
       ...(workerNice === undefined ? {} : { WORKER_NICE: workerNice }),
     },
   });
@@ -161,6 +131,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const memory: Sample[] = [];
   const dbSamples: { at: number; connections: number; queue: number }[] = [];
   const cpuSamples: CpuSample[] = [];
+  const heapSamples: Sample[] = [];
   const failures = new Map<string, number>();
   const upstreamOf = new Map<string, string>();
   const nginxMs = new Map<string, number>();
@@ -270,6 +241,10 @@ async function main(postgres: PostgresChoice): Promise<void> {
     }
     // The service's own time for each request and the workers' jobs, from their JSON logs.
     for (const proc of processes) readServiceLog(proc.log(), proc.name, serviceLog);
+    if (heapDir) {
+      heapSamples.push(...readHeapProbes(heapDir, processes, started));
+      rmSync(heapDir, { recursive: true, force: true });
+    }
     await db.end().catch(() => undefined);
     await cluster.stop();
     await fake.close();
@@ -303,6 +278,23 @@ async function main(postgres: PostgresChoice): Promise<void> {
       ]),
     ),
   );
+  if (heapDir) {
+    console.log(
+      '\nHeap in use after a full garbage collection (MB, every 10 s) and its slope after the first minute:\n',
+    );
+    console.log(
+      markdownTable(
+        ['process', 'first MB', 'last MB', 'max MB', 'slope MB/min'],
+        memorySlope(heapSamples).map((s) => [
+          s.name,
+          s.first.toFixed(1),
+          s.last.toFixed(1),
+          s.max.toFixed(1),
+          s.slope.toFixed(3),
+        ]),
+      ),
+    );
+  }
   console.log('\nDatabase connections and queue depth (every 10 s; min / max / last):\n');
   const conns = dbSamples.map((s) => s.connections);
   const queue = dbSamples.map((s) => s.queue);

@@ -1,0 +1,83 @@
+/**
+ * What bench:soak reads beside its requests: the database's own background work (autovacuum,
+ * autoanalyze, checkpoints) and, with `--heap yes`, the heap each process keeps after a full
+ * garbage collection (written by heap-probe.cjs).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type pg from 'pg';
+import type { Sample } from './soak-report.js';
+
+/** The database's own background work: autovacuum and autoanalyze runs, checkpoints. */
+export type DbEvent = { at: number; what: string };
+/** What earlier readings saw: each table's last run of each kind, the checkpoint counters. */
+export type DbSeen = {
+  runs: Map<string, number>;
+  checkpoints?: { n: number; writeMs: number; syncMs: number };
+};
+
+/**
+ * Reads the soak database's maintenance since the last reading: tables whose autovacuum or
+ * autoanalyze ran (with PostgreSQL's timestamp of it) and checkpoints finished (at the reading's
+ * time, with their write and sync times). `seen` keeps what was reported already.
+ */
+export async function databaseEvents(db: pg.Client, started: number, seen: DbSeen): Promise<DbEvent[]> {
+  const events: DbEvent[] = [];
+  const tables = await db.query<{ name: string; vacuum: Date | null; analyze: Date | null }>(
+    `select schemaname || '.' || relname as name, last_autovacuum as vacuum, last_autoanalyze as analyze
+       from pg_stat_user_tables`,
+  );
+  for (const row of tables.rows) {
+    for (const [kind, when] of [
+      ['autovacuum', row.vacuum],
+      ['autoanalyze', row.analyze],
+    ] as const) {
+      if (!when || when.getTime() < started) continue;
+      const key = `${kind} ${row.name}`;
+      if (seen.runs.get(key) === when.getTime()) continue;
+      seen.runs.set(key, when.getTime());
+      events.push({ at: (when.getTime() - started) / 1000, what: key });
+    }
+  }
+  const checkpoints = await db.query<{ n: string; write_ms: string; sync_ms: string }>(
+    `select (checkpoints_timed + checkpoints_req)::text as n, checkpoint_write_time::text as write_ms,
+            checkpoint_sync_time::text as sync_ms from pg_stat_bgwriter`,
+  );
+  const row = checkpoints.rows[0];
+  if (!row) return events;
+  const now = { n: Number(row.n), writeMs: Number(row.write_ms), syncMs: Number(row.sync_ms) };
+  const before = seen.checkpoints;
+  if (before && now.n > before.n) {
+    const written = (now.writeMs - before.writeMs).toFixed(0);
+    const synced = (now.syncMs - before.syncMs).toFixed(0);
+    events.push({
+      at: (Date.now() - started) / 1000,
+      what: `checkpoint (written over ${written} ms, sync ${synced} ms), before this reading`,
+    });
+  }
+  seen.checkpoints = now;
+  return events;
+}
+
+/** What heap-probe.cjs wrote for each process of the set, as samples in minutes since `started`. */
+export function readHeapProbes(
+  dir: string,
+  processes: readonly { name: string; pid: number }[],
+  started: number,
+): Sample[] {
+  const samples: Sample[] = [];
+  for (const proc of processes) {
+    let text = '';
+    try {
+      text = readFileSync(join(dir, `${proc.pid}.jsonl`), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      const { t, heapUsed } = JSON.parse(line) as { t: number; heapUsed: number };
+      if (t >= started) samples.push({ name: proc.name, at: (t - started) / 60_000, mb: heapUsed / 2 ** 20 });
+    }
+  }
+  return samples;
+}
