@@ -5,7 +5,7 @@
  * clients for `--seconds`; requests per second, the ratio to one instance, and the database
  * connections each instance holds. The figures behind docs/scaling.md.
  *
- *   npm run bench:cluster --workspace bench -- --instances 1,2,3 --seconds 15 --connections 16
+ *   npm run bench:cluster --workspace bench -- --instances 1,2,3 --seconds 15 --connections 16 --rounds 3
  *   (--postgres shared: the machine's server instead of one of its own; see support/bench-postgres.ts)
  */
 import { randomBytes } from 'node:crypto';
@@ -32,16 +32,23 @@ import { argument, formatMs, formatRatio, markdownTable, summarize } from './sup
 const sizes = (argument('instances') ?? '1,2,3').split(',').map(Number);
 const seconds = Number(argument('seconds') ?? 15);
 const connections = Number(argument('connections') ?? 16);
+/**
+ * Rounds: the sizes run in turn this many times (1, 2, 3, 1, 2, 3, …), and each figure is the
+ * median over the rounds with the range of requests per second beside it. On a shared machine one
+ * round's 10 s windows differ by up to 2× from the next; interleaving puts a slow spell on every size.
+ */
+const rounds = Number(argument('rounds') ?? 1);
 /** Which PostgreSQL (support/bench-postgres.ts): `private` (default) or `shared`. */
 const postgres = postgresChoice(argument('postgres'));
 if (
   !sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 8) ||
   !(seconds > 0) ||
   !(connections > 0) ||
+  !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 9) ||
   !postgres
 ) {
   console.error(
-    'usage: cluster-throughput.bench.ts [--instances 1,2,3] [--seconds 15] [--connections 16] [--postgres private|shared]',
+    'usage: cluster-throughput.bench.ts [--instances 1,2,3] [--seconds 15] [--connections 16] [--rounds 1] [--postgres private|shared]',
   );
   process.exit(2);
 }
@@ -162,6 +169,29 @@ async function closedLoop(scenario: Scenario, ctx: Ctx, tokens: string[]): Promi
   };
 }
 
+/** Each figure's median over the rounds (errors summed, the first refusal kept); null for none. */
+function medianResult(runs: readonly Result[]): Result | null {
+  if (runs.length === 0) return null;
+  const median = (pick: (run: Result) => number) => {
+    const sorted = runs.map(pick).sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[middle] ?? 0)
+      : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  };
+  return {
+    perSecond: median((run) => run.perSecond),
+    p50: median((run) => run.p50),
+    p99: median((run) => run.p99),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    firstError: runs.find((run) => run.firstError)?.firstError ?? null,
+    serviceCpu: median((run) => run.serviceCpu),
+    databaseCpu: median((run) => run.databaseCpu),
+    machineCpu: median((run) => run.machineCpu),
+    drain: median((run) => run.drain),
+  };
+}
+
 async function main(postgres: PostgresChoice): Promise<void> {
   const server = await openBenchPostgres(postgres, 'cluster bench');
   const adminDatabaseUrl = server.adminUrl;
@@ -174,11 +204,12 @@ async function main(postgres: PostgresChoice): Promise<void> {
   }
   let autovacuum = '?';
   const fake = await startFakeOpenAi(['Shipping takes two days. ', 'Anything else?']);
-  const results = new Map<number, Map<Scenario, Result>>();
+  const results = new Map<number, Map<Scenario, Result[]>>();
   const connectionsPerInstance = new Map<number, number>();
+  const order = Array.from({ length: rounds }, (_, round) => sizes.map((size) => ({ round, size }))).flat();
   try {
-    for (const size of sizes) {
-      process.stderr.write(`cluster bench: ${size} instance(s)…\n`);
+    for (const { round, size } of order) {
+      process.stderr.write(`cluster bench: round ${round + 1} of ${rounds}, ${size} instance(s)…\n`);
       const cluster = await startCluster({
         instances: size,
         workers: 1,
@@ -192,12 +223,13 @@ async function main(postgres: PostgresChoice): Promise<void> {
           const visitor = await initVisitor(ctx);
           if (visitor.token) tokens.push(visitor.token);
         }
-        const row = new Map<Scenario, Result>();
-        for (const scenario of SCENARIOS) {
-          row.set(scenario, await closedLoop(scenario, ctx, tokens));
-          process.stderr.write(`  ${scenario}: ${row.get(scenario)?.perSecond.toFixed(1)}/s\n`);
-        }
+        const row = results.get(size) ?? new Map<Scenario, Result[]>();
         results.set(size, row);
+        for (const scenario of SCENARIOS) {
+          const result = await closedLoop(scenario, ctx, tokens);
+          row.set(scenario, [...(row.get(scenario) ?? []), result]);
+          process.stderr.write(`  ${scenario}: ${result.perSecond.toFixed(1)}/s\n`);
+        }
         // A refusal with a 500 is a bug: show what the processes logged at error level.
         for (const processInfo of [...cluster.instances, ...cluster.workers]) {
           const errorsLogged = processInfo
@@ -229,17 +261,20 @@ async function main(postgres: PostgresChoice): Promise<void> {
 
   const base = results.get(sizes[0] ?? 1);
   console.log(
-    `\n## Throughput with ${sizes.join(', ')} instance(s) behind nginx (${connections} clients, ${seconds} s per scenario, 1 worker, PostgreSQL ${server.describe} with autovacuum ${autovacuum}, Redis, fake model)\n`,
+    `\n## Throughput with ${sizes.join(', ')} instance(s) behind nginx (${connections} clients, ${seconds} s per scenario, ${rounds === 1 ? 'one round' : `medians of ${rounds} interleaved rounds`}, 1 worker, PostgreSQL ${server.describe} with autovacuum ${autovacuum}, Redis, fake model)\n`,
   );
   const rows: string[][] = [];
   for (const scenario of SCENARIOS) {
     for (const size of sizes) {
-      const result = results.get(size)?.get(scenario);
-      const first = base?.get(scenario);
+      const runs = results.get(size)?.get(scenario) ?? [];
+      const result = medianResult(runs);
+      const first = medianResult(base?.get(scenario) ?? []);
       if (!result || !first) continue;
+      const perSecond = runs.map((run) => run.perSecond);
       rows.push([
         `${scenario}, ${size} instance(s)`,
         result.perSecond.toFixed(1),
+        `${Math.min(...perSecond).toFixed(0)}–${Math.max(...perSecond).toFixed(0)}`,
         formatRatio(result.perSecond / first.perSecond),
         formatMs(result.p50),
         formatMs(result.p99),
@@ -256,6 +291,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
       [
         'scenario',
         'req/s',
+        'req/s range',
         `vs ${sizes[0]}`,
         'p50 ms',
         'p99 ms',
@@ -275,9 +311,9 @@ async function main(postgres: PostgresChoice): Promise<void> {
       " sync's CPU includes indexing its 50 posts, until the queue is empty (the drain after the loop).",
   );
   for (const [size, row] of results) {
-    for (const [scenario, result] of row) {
-      if (result.firstError)
-        console.log(`first refusal, ${scenario}, ${size} instance(s): ${result.firstError}`);
+    for (const [scenario, runs] of row) {
+      const refused = runs.find((run) => run.firstError);
+      if (refused) console.log(`first refusal, ${scenario}, ${size} instance(s): ${refused.firstError}`);
     }
   }
   console.log('\nDatabase connections per process (instances and the worker, each its own pools):\n');
