@@ -242,7 +242,8 @@ async function main(postgres: PostgresChoice): Promise<void> {
     // The service's own time for each request and the workers' jobs, from their JSON logs.
     for (const proc of processes) readServiceLog(proc.log(), proc.name, serviceLog);
     if (heapDir) {
-      heapSamples.push(...readHeapProbes(heapDir, processes, started));
+      const probes = readHeapProbes(heapDir, processes, started);
+      heapSamples.push(...probes.heap, ...probes.spaces);
       rmSync(heapDir, { recursive: true, force: true });
     }
     await db.end().catch(() => undefined);
@@ -280,18 +281,25 @@ async function main(postgres: PostgresChoice): Promise<void> {
   );
   if (heapDir) {
     console.log(
-      '\nHeap in use after a full garbage collection (MB, every 10 s) and its slope after the first minute:\n',
+      '\nHeap in use after a full garbage collection (MB, every 10 s; each space below its process), its slope after the first minute and in each half of the run (a leak keeps its slope; warm-up flattens):\n',
     );
+    const half = minutes / 2;
+    const slopeOf = (samples: Sample[]) => new Map(memorySlope(samples).map((s) => [s.name, s.slope]));
+    const early = slopeOf(heapSamples.filter((s) => s.at < half));
+    const late = slopeOf(heapSamples.filter((s) => s.at >= half));
     console.log(
       markdownTable(
-        ['process', 'first MB', 'last MB', 'max MB', 'slope MB/min'],
-        memorySlope(heapSamples).map((s) => [
-          s.name,
-          s.first.toFixed(1),
-          s.last.toFixed(1),
-          s.max.toFixed(1),
-          s.slope.toFixed(3),
-        ]),
+        ['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'],
+        memorySlope(heapSamples)
+          .sort((a, b) => a.name.localeCompare(b.name))
+          .map((s) => [
+            s.name,
+            s.first.toFixed(1),
+            s.last.toFixed(1),
+            s.slope.toFixed(3),
+            (early.get(s.name) ?? 0).toFixed(3),
+            (late.get(s.name) ?? 0).toFixed(3),
+          ]),
       ),
     );
   }

@@ -6,6 +6,7 @@
 // The collections pause each process a little, so a run with it is not one to judge p99 by.
 const { appendFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { getHeapSpaceStatistics } = require('node:v8');
 const { isMainThread } = require('node:worker_threads');
 
 const dir = process.env.HEAP_PROBE_DIR;
@@ -14,7 +15,17 @@ if (dir && isMainThread && typeof globalThis.gc === 'function') {
   const probe = () => {
     globalThis.gc();
     const memory = process.memoryUsage();
-    const line = { t: Date.now(), heapUsed: memory.heapUsed, external: memory.external, rss: memory.rss };
+    // Per space: old_space holds what the program keeps, code_space the compiled code (which grows
+    // while V8 optimizes more functions as a process warms up), large_object_space the big arrays.
+    const spaces = {};
+    for (const space of getHeapSpaceStatistics()) spaces[space.space_name] = space.space_used_size;
+    const line = {
+      t: Date.now(),
+      heapUsed: memory.heapUsed,
+      external: memory.external,
+      rss: memory.rss,
+      spaces,
+    };
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     } catch {

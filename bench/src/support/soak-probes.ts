@@ -64,8 +64,9 @@ export function readHeapProbes(
   dir: string,
   processes: readonly { name: string; pid: number }[],
   started: number,
-): Sample[] {
-  const samples: Sample[] = [];
+): { heap: Sample[]; spaces: Sample[] } {
+  const heap: Sample[] = [];
+  const spaces: Sample[] = [];
   for (const proc of processes) {
     let text = '';
     try {
@@ -75,9 +76,18 @@ export function readHeapProbes(
     }
     for (const line of text.split('\n')) {
       if (!line) continue;
-      const { t, heapUsed } = JSON.parse(line) as { t: number; heapUsed: number };
-      if (t >= started) samples.push({ name: proc.name, at: (t - started) / 60_000, mb: heapUsed / 2 ** 20 });
+      const probe = JSON.parse(line) as { t: number; heapUsed: number; spaces?: Record<string, number> };
+      if (probe.t < started) continue;
+      const at = (probe.t - started) / 60_000;
+      heap.push({ name: proc.name, at, mb: probe.heapUsed / 2 ** 20 });
+      for (const space of HEAP_SPACES) {
+        const used = probe.spaces?.[space];
+        if (used !== undefined) spaces.push({ name: `${proc.name} ${space}`, at, mb: used / 2 ** 20 });
+      }
     }
   }
-  return samples;
+  return { heap, spaces };
 }
+
+/** The heap spaces reported one by one: what the program keeps, compiled code, big objects. */
+export const HEAP_SPACES = ['old_space', 'code_space', 'large_object_space'] as const;
