@@ -31,10 +31,16 @@ import {
   shuffledOutsideShare,
   slowestSplitRows,
 } from './support/soak-diagnosis.js';
-import { type DbEvent, type DbSeen, databaseEvents, readHeapProbes } from './support/soak-probes.js';
+import {
+  type DbEvent,
+  type DbSeen,
+  databaseEvents,
+  databaseEventTable,
+  heapTable,
+  readHeapProbes,
+} from './support/soak-probes.js';
 import {
   buildMix,
-  clock,
   KINDS,
   type MinuteRecord,
   memorySlope,
@@ -65,6 +71,12 @@ const seed = argument('seed') ?? 'yes';
  * show in p99.
  */
 const heap = argument('heap') ?? 'no';
+/**
+ * Minutes of the same traffic before the measured ones, not in the per-minute figures (its errors
+ * still count). The processes start cold: their CPU per request falls for the first minutes while
+ * V8 optimizes (bench/README, "Seeded soaks"), which is a fresh process's cost, not the run's trend.
+ */
+const warmupMinutes = Number(argument('warmup-minutes') ?? 2);
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
@@ -78,11 +90,13 @@ if (
     workerCount >= 0 &&
     niceOk &&
     postgres &&
-    (seed === 'yes' || seed === 'no')
+    (seed === 'yes' || seed === 'no') &&
+    (heap === 'yes' || heap === 'no') &&
+    warmupMinutes >= 0
   )
 ) {
   console.error(
-    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes]',
+    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--warmup-minutes 2]',
   );
   process.exit(2);
 }
@@ -128,6 +142,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const autovacuum = (await db.query<{ v: string }>("select current_setting('autovacuum') as v")).rows[0]?.v;
   const processes = [...cluster.instances, ...cluster.workers];
   const records: MinuteRecord[] = [];
+  const warmup: MinuteRecord[] = [];
   const memory: Sample[] = [];
   const dbSamples: { at: number; connections: number; queue: number }[] = [];
   const cpuSamples: CpuSample[] = [];
@@ -155,7 +170,9 @@ async function main(postgres: PostgresChoice): Promise<void> {
       );
     }
     const mix = buildMix(rate);
-    started = Date.now();
+    const begin = Date.now();
+    // The measured minutes start after the warm-up: its requests have negative times.
+    started = begin + warmupMinutes * 60_000;
     const endAt = started + minutes * 60_000;
     let inFlight = 0;
     const pending = new Set<Promise<void>>();
@@ -192,8 +209,9 @@ async function main(postgres: PostgresChoice): Promise<void> {
       for (const kind of mix(tick)) {
         const at = (Date.now() - started) / 1000;
         const minute = Math.floor(at / 60);
+        const into = at < 0 ? warmup : records;
         if (inFlight >= MAX_IN_FLIGHT) {
-          records.push({ minute, kind, ms: 0, ok: false, at });
+          into.push({ minute, kind, ms: 0, ok: false, at });
           count(failures, `${kind}: not sent, ${MAX_IN_FLIGHT} already in flight`);
           continue;
         }
@@ -209,7 +227,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
             return { ok: false, requestId: '' };
           })
           .then(({ ok, requestId }) => {
-            records.push({ minute, kind, ms: performance.now() - t0, ok, at, requestId });
+            into.push({ minute, kind, ms: performance.now() - t0, ok, at, requestId });
           })
           .finally(() => {
             inFlight -= 1;
@@ -226,7 +244,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
           `  ${((Date.now() - started) / 60_000).toFixed(1)} min: ${done.length} this minute, ${done.filter((r) => !r.ok).length} errors, ${inFlight} in flight, queue ${dbSamples.at(-1)?.queue}\n`,
         );
       }
-      const wait = started + (tick + 1) * 100 - Date.now();
+      const wait = begin + (tick + 1) * 100 - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
     await Promise.allSettled([...pending]);
@@ -253,9 +271,15 @@ async function main(postgres: PostgresChoice): Promise<void> {
   }
 
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
+  const warm = summarize(warmup.filter((r) => r.ok).map((r) => r.ms));
   console.log(
     `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
   );
+  if (warmupMinutes > 0) {
+    console.log(
+      `Warm-up before the clock: ${warmupMinutes} min, ${warmup.length} requests, ${warmup.filter((r) => !r.ok).length} errors; p50 ${formatMs(warm.p50)} ms, p99 ${formatMs(warm.p99)} ms\n`,
+    );
+  }
   console.log(
     `${records.length} requests, ${records.filter((r) => !r.ok).length} errors; p50 ${formatMs(all.p50)} ms, p99 ${formatMs(all.p99)} ms over the run\n`,
   );
@@ -279,30 +303,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
       ]),
     ),
   );
-  if (heapDir) {
-    console.log(
-      '\nHeap in use after a full garbage collection (MB, every 10 s; each space below its process), its slope after the first minute and in each half of the run (a leak keeps its slope; warm-up flattens):\n',
-    );
-    const half = minutes / 2;
-    const slopeOf = (samples: Sample[]) => new Map(memorySlope(samples).map((s) => [s.name, s.slope]));
-    const early = slopeOf(heapSamples.filter((s) => s.at < half));
-    const late = slopeOf(heapSamples.filter((s) => s.at >= half));
-    console.log(
-      markdownTable(
-        ['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'],
-        memorySlope(heapSamples)
-          .sort((a, b) => a.name.localeCompare(b.name))
-          .map((s) => [
-            s.name,
-            s.first.toFixed(1),
-            s.last.toFixed(1),
-            s.slope.toFixed(3),
-            (early.get(s.name) ?? 0).toFixed(3),
-            (late.get(s.name) ?? 0).toFixed(3),
-          ]),
-      ),
-    );
-  }
+  if (heapDir) console.log(heapTable(heapSamples, minutes));
   console.log('\nDatabase connections and queue depth (every 10 s; min / max / last):\n');
   const conns = dbSamples.map((s) => s.connections);
   const queue = dbSamples.map((s) => s.queue);
@@ -367,34 +368,19 @@ async function main(postgres: PostgresChoice): Promise<void> {
   console.log(
     markdownTable(
       ['minute', 'max ms'],
-      [...loopMax].map(([minute, ms]) => [String(minute + 1), formatMs(ms)]),
+      [...loopMax]
+        .filter(([minute]) => minute >= 0)
+        .map(([minute, ms]) => [String(minute + 1), formatMs(ms)]),
     ),
   );
   console.log("\nThe database's background work during the run (each kind once, with its count):\n");
-  // With autovacuum on there are hundreds of runs: one row per table and kind.
-  const byWhat = new Map<string, DbEvent[]>();
-  for (const event of dbEvents.sort((a, b) => a.at - b.at)) {
-    const key = event.what.startsWith('checkpoint') ? 'checkpoint' : event.what;
-    byWhat.set(key, [...(byWhat.get(key) ?? []), event]);
-  }
-  console.log(
-    byWhat.size > 0
-      ? markdownTable(
-          ['what', 'times', 'first', 'last'],
-          [...byWhat].map(([what, events]) => [
-            what,
-            String(events.length),
-            clock(events[0]?.at ?? 0),
-            clock(events.at(-1)?.at ?? 0),
-          ]),
-        )
-      : 'none seen',
-  );
+  console.log(databaseEventTable(dbEvents));
   if (failures.size > 0) {
     console.log('\nFailures:');
     for (const [what, count] of failures) console.log(`- ${count} × ${what}`);
   }
-  const result = verdict(records, slopes);
+  // The warm-up's errors are the service's too.
+  const result = verdict([...warmup.filter((r) => !r.ok), ...records], slopes);
   console.log(`\n${result.lines.join('\n')}`);
   process.exitCode = result.ok ? 0 : 1;
 }

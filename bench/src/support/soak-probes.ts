@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
-import type { Sample } from './soak-report.js';
+import { markdownTable } from './latency.js';
+import { clock, memorySlope, type Sample } from './soak-report.js';
 
 /** The database's own background work: autovacuum and autoanalyze runs, checkpoints. */
 export type DbEvent = { at: number; what: string };
@@ -91,3 +92,45 @@ export function readHeapProbes(
 
 /** The heap spaces reported one by one: what the program keeps, compiled code, big objects. */
 export const HEAP_SPACES = ['old_space', 'code_space', 'large_object_space'] as const;
+
+/** The database's background work as a table: one row per table and kind (hundreds of runs with autovacuum on). */
+export function databaseEventTable(events: readonly DbEvent[]): string {
+  const byWhat = new Map<string, DbEvent[]>();
+  for (const event of [...events].sort((a, b) => a.at - b.at)) {
+    const key = event.what.startsWith('checkpoint') ? 'checkpoint' : event.what;
+    byWhat.set(key, [...(byWhat.get(key) ?? []), event]);
+  }
+  if (byWhat.size === 0) return 'none seen';
+  return markdownTable(
+    ['what', 'times', 'first', 'last'],
+    [...byWhat].map(([what, seen]) => [
+      what,
+      String(seen.length),
+      clock(seen[0]?.at ?? 0),
+      clock(seen.at(-1)?.at ?? 0),
+    ]),
+  );
+}
+
+/**
+ * The heap after each full collection, per process and per space: first and last reading, the
+ * slope after the first minute, and the slope in each half of a `minutes`-long run (a leak keeps
+ * its slope; warm-up flattens).
+ */
+export function heapTable(samples: readonly Sample[], minutes: number): string {
+  const half = minutes / 2;
+  const slopeOf = (part: readonly Sample[]) => new Map(memorySlope(part).map((s) => [s.name, s.slope]));
+  const early = slopeOf(samples.filter((s) => s.at < half));
+  const late = slopeOf(samples.filter((s) => s.at >= half));
+  const rows = memorySlope(samples)
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((s) => [
+      s.name,
+      s.first.toFixed(1),
+      s.last.toFixed(1),
+      s.slope.toFixed(3),
+      (early.get(s.name) ?? 0).toFixed(3),
+      (late.get(s.name) ?? 0).toFixed(3),
+    ]);
+  return `\nHeap in use after a full garbage collection (MB, every 10 s; each space below its process), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
+}
