@@ -239,7 +239,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
         nextSample += SAMPLE_EVERY_MS;
         await sample();
         const minute = Math.floor((Date.now() - started) / 60_000);
-        const done = records.filter((r) => r.minute === minute);
+        const done = (minute < 0 ? warmup : records).filter((r) => r.minute === minute);
         process.stderr.write(
           `  ${((Date.now() - started) / 60_000).toFixed(1)} min: ${done.length} this minute, ${done.filter((r) => !r.ok).length} errors, ${inFlight} in flight, queue ${dbSamples.at(-1)?.queue}\n`,
         );
