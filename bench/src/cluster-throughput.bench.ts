@@ -172,13 +172,8 @@ async function closedLoop(scenario: Scenario, ctx: Ctx, tokens: string[]): Promi
 /** Each figure's median over the rounds (errors summed, the first refusal kept); null for none. */
 function medianResult(runs: readonly Result[]): Result | null {
   if (runs.length === 0) return null;
-  const median = (pick: (run: Result) => number) => {
-    const sorted = runs.map(pick).sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1
-      ? (sorted[middle] ?? 0)
-      : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-  };
+  // Nearest rank, as every other figure here: the middle round's value for an odd count.
+  const median = (pick: (run: Result) => number) => summarize(runs.map(pick)).p50;
   return {
     perSecond: median((run) => run.perSecond),
     p50: median((run) => run.p50),
