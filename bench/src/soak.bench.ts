@@ -77,6 +77,13 @@ const heap = argument('heap') ?? 'no';
  * V8 optimizes (bench/README, "Seeded soaks"), which is a fresh process's cost, not the run's trend.
  */
 const warmupMinutes = Number(argument('warmup-minutes') ?? 2);
+/**
+ * `--malloc-arenas N`: MALLOC_ARENA_MAX for every process of the set. glibc gives each thread
+ * that allocates at once an arena of its own (up to 8 per core); a Node process has a dozen
+ * threads, and memory freed inside an arena is not always given back. Unset by default (glibc's
+ * own choice), so a run with it says whether the set's RSS growth is the allocator's.
+ */
+const mallocArenas = argument('malloc-arenas');
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
@@ -92,11 +99,12 @@ if (
     postgres &&
     (seed === 'yes' || seed === 'no') &&
     (heap === 'yes' || heap === 'no') &&
+    (mallocArenas === undefined || /^[1-9][0-9]?$/.test(mallocArenas)) &&
     warmupMinutes >= 0
   )
 ) {
   console.error(
-    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--warmup-minutes 2]',
+    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--warmup-minutes 2] [--malloc-arenas 1-99]',
   );
   process.exit(2);
 }
@@ -135,6 +143,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
       LOG_LEVEL: 'info',
       ...heapEnv,
       ...(workerNice === undefined ? {} : { WORKER_NICE: workerNice }),
+      ...(mallocArenas === undefined ? {} : { MALLOC_ARENA_MAX: mallocArenas }),
     },
   });
   const db = new pg.Client({ connectionString: cluster.databaseUrl });
@@ -273,7 +282,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   const warm = summarize(warmup.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
   );
   if (warmupMinutes > 0) {
     console.log(

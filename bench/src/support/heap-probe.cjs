@@ -23,6 +23,7 @@ if (dir && isMainThread && typeof globalThis.gc === 'function') {
       t: Date.now(),
       heapUsed: memory.heapUsed,
       external: memory.external,
+      arrayBuffers: memory.arrayBuffers,
       rss: memory.rss,
       spaces,
     };

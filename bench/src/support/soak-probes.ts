@@ -77,13 +77,18 @@ export function readHeapProbes(
     }
     for (const line of text.split('\n')) {
       if (!line) continue;
-      const probe = JSON.parse(line) as { t: number; heapUsed: number; spaces?: Record<string, number> };
+      const probe = JSON.parse(line) as HeapProbeLine;
       if (probe.t < started) continue;
       const at = (probe.t - started) / 60_000;
       heap.push({ name: proc.name, at, mb: probe.heapUsed / 2 ** 20 });
       for (const space of HEAP_SPACES) {
         const used = probe.spaces?.[space];
         if (used !== undefined) spaces.push({ name: `${proc.name} ${space}`, at, mb: used / 2 ** 20 });
+      }
+      for (const kind of OFF_HEAP) {
+        const used = probe[kind];
+        if (used !== undefined)
+          spaces.push({ name: `${proc.name} ${OFF_HEAP_LABEL[kind]}`, at, mb: used / 2 ** 20 });
       }
     }
   }
@@ -92,6 +97,29 @@ export function readHeapProbes(
 
 /** The heap spaces reported one by one: what the program keeps, compiled code, big objects. */
 export const HEAP_SPACES = ['old_space', 'code_space', 'large_object_space'] as const;
+
+/** One line of heap-probe.cjs (arrayBuffers since the probe wrote it; older files lack it). */
+type HeapProbeLine = {
+  t: number;
+  heapUsed: number;
+  external?: number;
+  arrayBuffers?: number;
+  rss?: number;
+  spaces?: Record<string, number>;
+};
+
+/**
+ * What a process holds outside the JS heap, read right after the same collection: memory that
+ * JS objects own natively (Buffers, sockets' and zlib's state: `external`, of which
+ * `arrayBuffers`), and the whole resident set. RSS growing while these stay flat is the
+ * allocator's or the runtime's own (arenas, compiled code), not something the program keeps.
+ */
+const OFF_HEAP = ['external', 'arrayBuffers', 'rss'] as const;
+const OFF_HEAP_LABEL: Record<(typeof OFF_HEAP)[number], string> = {
+  external: 'external',
+  arrayBuffers: 'arrayBuffers',
+  rss: 'rss after gc',
+};
 
 /** The database's background work as a table: one row per table and kind (hundreds of runs with autovacuum on). */
 export function databaseEventTable(events: readonly DbEvent[]): string {
@@ -132,5 +160,5 @@ export function heapTable(samples: readonly Sample[], minutes: number): string {
       (early.get(s.name) ?? 0).toFixed(3),
       (late.get(s.name) ?? 0).toFixed(3),
     ]);
-  return `\nHeap in use after a full garbage collection (MB, every 10 s; each space below its process), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
+  return `\nHeap in use after a full garbage collection (MB, every 10 s; below each process its spaces, then what it holds outside the heap read at the same moment: external, of it arrayBuffers, and RSS), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
 }

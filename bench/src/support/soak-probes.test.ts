@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { heapTable, readHeapProbes } from './soak-probes.js';
+
+const MB = 2 ** 20;
+
+test('heap probes: readings before the start are left out, off-heap memory becomes rows of its own', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'soak-probes-'));
+  try {
+    const started = 1_000_000;
+    const line = (t: number, mb: number, extra: Record<string, unknown>) =>
+      JSON.stringify({ t, heapUsed: mb * MB, spaces: { old_space: mb * MB }, ...extra });
+    writeFileSync(
+      join(dir, '41.jsonl'),
+      [
+        line(started - 10_000, 99, { external: 99 * MB, arrayBuffers: 99 * MB, rss: 999 * MB }),
+        line(started + 60_000, 50, { external: 4 * MB, arrayBuffers: 1 * MB, rss: 120 * MB }),
+        line(started + 120_000, 51, { external: 6 * MB, arrayBuffers: 3 * MB, rss: 124 * MB }),
+        '',
+      ].join('\n'),
+    );
+    // A file written before the probe recorded arrayBuffers: the rows it lacks are not invented.
+    writeFileSync(join(dir, '42.jsonl'), `${line(started + 60_000, 30, { external: 2 * MB, rss: 90 * MB })}\n`);
+    const { heap, spaces } = readHeapProbes(
+      dir,
+      [
+        { name: 'instance-1', pid: 41 },
+        { name: 'worker-1', pid: 42 },
+        { name: 'worker-2', pid: 43 },
+      ],
+      started,
+    );
+    assert.deepEqual(
+      heap.map((s) => [s.name, s.at, s.mb]),
+      [
+        ['instance-1', 1, 50],
+        ['instance-1', 2, 51],
+        ['worker-1', 1, 30],
+      ],
+    );
+    const named = (name: string) => spaces.filter((s) => s.name === name).map((s) => s.mb);
+    assert.deepEqual(named('instance-1 external'), [4, 6]);
+    assert.deepEqual(named('instance-1 arrayBuffers'), [1, 3]);
+    assert.deepEqual(named('instance-1 rss after gc'), [120, 124]);
+    assert.deepEqual(named('worker-1 arrayBuffers'), []);
+    assert.deepEqual(named('worker-1 rss after gc'), [90]);
+
+    const table = heapTable([...heap, ...spaces], 2);
+    assert.match(table, /\| instance-1 rss after gc +\| +120\.0 \| +124\.0 \| +4\.000 \|/);
+    assert.match(table, /\| instance-1 external +\| +4\.0 \| +6\.0 \| +2\.000 \|/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
