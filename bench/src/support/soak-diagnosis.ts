@@ -184,18 +184,25 @@ function seeded(seed: number): () => number {
 /**
  * What the p99 flatness rule gives by chance alone: the run's own successful request times after
  * the first minute, shuffled across its minutes (each keeping its size) `trials` times; the share
- * of minutes whose p99 leaves ±`band` of the median minute's. Near the real run's share, the
- * minutes outside are the sampling noise of a fourth-slowest request, not slow moments.
+ * of minutes whose p99 leaves ±`band` of the median minute's, and the share of shuffled runs with
+ * at least one such minute (how often a set whose minutes differ only by chance fails the rule).
+ * Near the real run's share, the minutes outside are the sampling noise of a minute's few slowest
+ * requests, not slow moments.
  */
-export function shuffledOutsideShare(records: readonly MinuteRecord[], band: number, trials = 200): number {
+export function shuffledOutsideShare(
+  records: readonly MinuteRecord[],
+  band: number,
+  trials = 200,
+): { minutes: number; runs: number } {
   const minutes = [...new Set(records.map((r) => r.minute))].filter((m) => m > 0);
   const sizes = minutes
     .map((minute) => records.filter((r) => r.minute === minute && r.ok).length)
     .filter((n) => n >= 20);
   const pool = records.filter((r) => r.minute > 0 && r.ok).map((r) => r.ms);
-  if (sizes.length < 2) return 0;
+  if (sizes.length < 2) return { minutes: 0, runs: 0 };
   const random = seeded(22);
   let outside = 0;
+  let failing = 0;
   for (let trial = 0; trial < trials; trial += 1) {
     for (let i = pool.length - 1; i > 0; i -= 1) {
       const j = Math.floor(random() * (i + 1));
@@ -208,9 +215,11 @@ export function shuffledOutsideShare(records: readonly MinuteRecord[], band: num
       return p99;
     });
     const median = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)] ?? 0;
-    outside += p99s.filter((p) => Math.abs(p - median) > band * median).length;
+    const here = p99s.filter((p) => Math.abs(p - median) > band * median).length;
+    outside += here;
+    if (here > 0) failing += 1;
   }
-  return outside / (trials * sizes.length);
+  return { minutes: outside / (trials * sizes.length), runs: failing / trials };
 }
 
 /**
