@@ -6,28 +6,44 @@
 // The collections pause each process a little, so a run with it is not one to judge p99 by.
 const { appendFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { getHeapSpaceStatistics } = require('node:v8');
-const { isMainThread } = require('node:worker_threads');
+const { getHeapSpaceStatistics, getHeapStatistics } = require('node:v8');
+const { isMainThread, threadId } = require('node:worker_threads');
 
 const dir = process.env.HEAP_PROBE_DIR;
-if (dir && isMainThread && typeof globalThis.gc === 'function') {
+if (dir && typeof globalThis.gc === 'function') {
+  // Worker threads (the extraction pool's) run this preload too: each has a heap of its own that
+  // the main thread's figures leave out, so it writes its own lines, marked with its thread id.
+  // Its RSS is the process's, so a thread writes none.
   const file = join(dir, `${process.pid}.jsonl`);
   const probe = () => {
     globalThis.gc();
-    const memory = process.memoryUsage();
     // Per space: old_space holds what the program keeps, code_space the compiled code (which grows
     // while V8 optimizes more functions as a process warms up), large_object_space the big arrays.
     const spaces = {};
     for (const space of getHeapSpaceStatistics()) spaces[space.space_name] = space.space_used_size;
-    const line = {
-      t: Date.now(),
-      heapUsed: memory.heapUsed,
-      external: memory.external,
-      arrayBuffers: memory.arrayBuffers,
-      rss: memory.rss,
-      spaces,
-    };
+    let line;
+    if (isMainThread) {
+      const memory = process.memoryUsage();
+      line = {
+        t: Date.now(),
+        heapUsed: memory.heapUsed,
+        external: memory.external,
+        arrayBuffers: memory.arrayBuffers,
+        rss: memory.rss,
+        spaces,
+      };
+    } else {
+      const heap = getHeapStatistics();
+      line = {
+        t: Date.now(),
+        thread: threadId,
+        heapUsed: heap.used_heap_size,
+        external: heap.external_memory,
+        spaces,
+      };
+    }
     try {
+      // One write per line with O_APPEND: lines from the process's threads do not interleave.
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     } catch {
       // the bench's directory is gone: the run is over

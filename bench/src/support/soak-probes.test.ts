@@ -7,7 +7,7 @@ import { heapTable, readHeapProbes } from './soak-probes.js';
 
 const MB = 2 ** 20;
 
-test('heap probes: readings before the start are left out, off-heap memory becomes rows of its own', () => {
+test('heap probes: readings before the start are left out, off-heap memory and threads become rows of their own', () => {
   const dir = mkdtempSync(join(tmpdir(), 'soak-probes-'));
   try {
     const started = 1_000_000;
@@ -19,11 +19,16 @@ test('heap probes: readings before the start are left out, off-heap memory becom
         line(started - 10_000, 99, { external: 99 * MB, arrayBuffers: 99 * MB, rss: 999 * MB }),
         line(started + 60_000, 50, { external: 4 * MB, arrayBuffers: 1 * MB, rss: 120 * MB }),
         line(started + 120_000, 51, { external: 6 * MB, arrayBuffers: 3 * MB, rss: 124 * MB }),
+        // An extraction thread's heap: a row of its own, and not the process's RSS.
+        line(started + 60_000, 8, { thread: 3, external: 1 * MB }),
         '',
       ].join('\n'),
     );
     // A file written before the probe recorded arrayBuffers: the rows it lacks are not invented.
-    writeFileSync(join(dir, '42.jsonl'), `${line(started + 60_000, 30, { external: 2 * MB, rss: 90 * MB })}\n`);
+    writeFileSync(
+      join(dir, '42.jsonl'),
+      `${line(started + 60_000, 30, { external: 2 * MB, rss: 90 * MB })}\n`,
+    );
     const { heap, spaces } = readHeapProbes(
       dir,
       [
@@ -38,6 +43,7 @@ test('heap probes: readings before the start are left out, off-heap memory becom
       [
         ['instance-1', 1, 50],
         ['instance-1', 2, 51],
+        ['instance-1 thread 3', 1, 8],
         ['worker-1', 1, 30],
       ],
     );
@@ -45,6 +51,7 @@ test('heap probes: readings before the start are left out, off-heap memory becom
     assert.deepEqual(named('instance-1 external'), [4, 6]);
     assert.deepEqual(named('instance-1 arrayBuffers'), [1, 3]);
     assert.deepEqual(named('instance-1 rss after gc'), [120, 124]);
+    assert.deepEqual(named('instance-1 thread 3 rss after gc'), []);
     assert.deepEqual(named('worker-1 arrayBuffers'), []);
     assert.deepEqual(named('worker-1 rss after gc'), [90]);
 

@@ -80,6 +80,11 @@ export function readHeapProbes(
       const probe = JSON.parse(line) as HeapProbeLine;
       if (probe.t < started) continue;
       const at = (probe.t - started) / 60_000;
+      if (probe.thread !== undefined) {
+        // A worker thread's own heap (an extraction thread; they come and go, each its own row).
+        heap.push({ name: `${proc.name} thread ${probe.thread}`, at, mb: probe.heapUsed / 2 ** 20 });
+        continue;
+      }
       heap.push({ name: proc.name, at, mb: probe.heapUsed / 2 ** 20 });
       for (const space of HEAP_SPACES) {
         const used = probe.spaces?.[space];
@@ -98,9 +103,11 @@ export function readHeapProbes(
 /** The heap spaces reported one by one: what the program keeps, compiled code, big objects. */
 export const HEAP_SPACES = ['old_space', 'code_space', 'large_object_space'] as const;
 
-/** One line of heap-probe.cjs (arrayBuffers since the probe wrote it; older files lack it). */
+/** One line of heap-probe.cjs (arrayBuffers and threads' lines since the probe wrote them; older files lack them). */
 type HeapProbeLine = {
   t: number;
+  /** Set on a worker thread's line: its heap alone (its RSS is the process's). */
+  thread?: number;
   heapUsed: number;
   external?: number;
   arrayBuffers?: number;
