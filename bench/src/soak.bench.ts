@@ -84,6 +84,12 @@ const warmupMinutes = Number(argument('warmup-minutes') ?? 2);
  * own choice), so a run with it says whether the set's RSS growth is the allocator's.
  */
 const mallocArenas = argument('malloc-arenas');
+/**
+ * `--code built` (default): the set runs the build (`apps/server/dist`, `npm run build` first),
+ * as operators run it; `sources`: the TypeScript through tsx, as the cluster tests do (the soaks
+ * in bench/README before 2026-11-29's long run ran that way).
+ */
+const code = argument('code') ?? 'built';
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
@@ -100,11 +106,12 @@ if (
     (seed === 'yes' || seed === 'no') &&
     (heap === 'yes' || heap === 'no') &&
     (mallocArenas === undefined || /^[1-9][0-9]?$/.test(mallocArenas)) &&
+    (code === 'built' || code === 'sources') &&
     warmupMinutes >= 0
   )
 ) {
   console.error(
-    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--warmup-minutes 2] [--malloc-arenas 1-99]',
+    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
   );
   process.exit(2);
 }
@@ -134,6 +141,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
     : {};
   const fake = await startFakeOpenAi(['Thanks for asking. ', 'Shipping takes two days. ', 'Anything else?']);
   const cluster = await startCluster({
+    code: code === 'sources' ? 'sources' : 'built',
     instances: instanceCount,
     workers: workerCount,
     ...(adminDatabaseUrl ? { adminDatabaseUrl } : {}),
@@ -282,7 +290,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   const warm = summarize(warmup.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`}, running the ${code === 'built' ? 'build' : 'sources through tsx'} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
   );
   if (warmupMinutes > 0) {
     console.log(

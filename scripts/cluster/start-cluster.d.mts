@@ -45,6 +45,11 @@ export type ClusterOptions = {
   redisDb?: number;
   adminDatabaseUrl?: string;
   bootstrap?: boolean;
+  /**
+   * `sources` (default): every process runs the TypeScript through tsx; `built`: from
+   * `apps/server/dist` (`npm run build` first), as in production.
+   */
+  code?: 'sources' | 'built';
 };
 
 export type AccessLogEntry = {

@@ -24,9 +24,18 @@ import { renderMainConfig, renderSiteConfig } from './nginx-config.mjs';
 export { readAccessLog } from './access-log.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TSX = ['--conditions=source', '--import', 'tsx'];
-const MAIN = 'apps/server/src/main.ts';
-const CLI = 'apps/server/src/cli/main.ts';
+/**
+ * How each process runs the service: from the sources through tsx (the tests: no build needed),
+ * or from the build (`npm run build`), as an operator runs it: no loader, no transform cache.
+ */
+const CODE = {
+  sources: {
+    node: ['--conditions=source', '--import', 'tsx'],
+    main: 'apps/server/src/main.ts',
+    cli: 'apps/server/src/cli/main.ts',
+  },
+  built: { node: [], main: 'apps/server/dist/main.js', cli: 'apps/server/dist/cli/main.js' },
+};
 export const DEFAULT_ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -135,11 +144,11 @@ export async function dropDatabase(adminUrl, database) {
 
 /** One spawned process of the cluster, its log file and how to stop it. */
 class ClusterProcess {
-  constructor({ name, args, env, logFile, detached }) {
+  constructor({ name, node, args, env, logFile, detached }) {
     this.name = name;
     this.logFile = logFile;
     const fd = openSync(logFile, 'a');
-    this.child = spawn(process.execPath, [...TSX, ...args], {
+    this.child = spawn(process.execPath, [...node, ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', fd, fd],
@@ -205,8 +214,8 @@ async function waitForLog(proc, text, timeoutMs) {
 }
 
 /** Runs the CLI to completion with the cluster's environment; returns stdout (throws on failure). */
-function runCli(args, env, input) {
-  const result = spawnSync(process.execPath, [...TSX, CLI, ...args], {
+function runCli(code, args, env, input) {
+  const result = spawnSync(process.execPath, [...code.node, code.cli, ...args], {
     cwd: ROOT,
     env,
     input: input ?? '',
@@ -234,6 +243,11 @@ export async function startCluster(options = {}) {
   const instanceCount = options.instances ?? 3;
   const workerCount = options.workers ?? 2;
   const detached = options.detached === true;
+  const code = CODE[options.code ?? 'sources'];
+  if (!code) throw new Error(`code must be "sources" or "built", not ${JSON.stringify(options.code)}`);
+  for (const file of [code.main, code.cli]) {
+    if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
+  }
   const nginxBin = ensureNginx();
   if (!nginxBin) throw new Error('nginx is not installed');
   const adminUrl = options.adminDatabaseUrl ?? adminDatabaseUrl();
@@ -281,7 +295,8 @@ export async function startCluster(options = {}) {
     const instances = instancePorts.map((port, i) => {
       const proc = new ClusterProcess({
         name: `instance-${i + 1}`,
-        args: [MAIN],
+        node: code.node,
+        args: [code.main],
         env: { ...common, PORT: String(port), DATA_DIR: join(dir, `instance-${i + 1}`), RUN_JOBS: 'false' },
         logFile: join(dir, `instance-${i + 1}.log`),
         detached,
@@ -296,7 +311,8 @@ export async function startCluster(options = {}) {
     for (let i = 0; i < workerCount; i += 1) {
       const proc = new ClusterProcess({
         name: `worker-${i + 1}`,
-        args: [CLI, 'worker'],
+        node: code.node,
+        args: [code.cli, 'worker'],
         env: { ...common, DATA_DIR: join(dir, `worker-${i + 1}`) },
         logFile: join(dir, `worker-${i + 1}.log`),
         detached,
@@ -354,6 +370,7 @@ export async function startCluster(options = {}) {
       const email = `admin-${id}@cluster.test`;
       const password = `pw-${randomBytes(9).toString('hex')}`;
       const out = runCli(
+        code,
         ['bootstrap', '--email', email, '--password-stdin', '--workspace', 'Cluster', '--json'],
         common,
         password,
