@@ -243,7 +243,8 @@ export async function startCluster(options = {}) {
   const instanceCount = options.instances ?? 3;
   const workerCount = options.workers ?? 2;
   const detached = options.detached === true;
-  const code = CODE[options.code ?? 'sources'];
+  const codeName = options.code ?? 'sources';
+  const code = Object.hasOwn(CODE, codeName) ? CODE[codeName] : null;
   if (!code) throw new Error(`code must be "sources" or "built", not ${JSON.stringify(options.code)}`);
   for (const file of [code.main, code.cli]) {
     if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
