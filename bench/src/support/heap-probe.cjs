@@ -19,25 +19,34 @@ if (dir && typeof globalThis.gc === 'function') {
     globalThis.gc();
     // Per space: old_space holds what the program keeps, code_space the compiled code (which grows
     // while V8 optimizes more functions as a process warms up), large_object_space the big arrays.
+    // Beside what each space uses, the memory it holds (`physical`): pages V8 keeps after the
+    // collection, such as a new space that grew to its maximum and stays there.
     const spaces = {};
-    for (const space of getHeapSpaceStatistics()) spaces[space.space_name] = space.space_used_size;
+    const physical = {};
+    for (const space of getHeapSpaceStatistics()) {
+      spaces[space.space_name] = space.space_used_size;
+      physical[space.space_name] = space.physical_space_size;
+    }
+    const heap = getHeapStatistics();
     let line;
     if (isMainThread) {
       const memory = process.memoryUsage();
       line = {
         t: Date.now(),
         heapUsed: memory.heapUsed,
+        heapPhysical: heap.total_physical_size,
         external: memory.external,
         arrayBuffers: memory.arrayBuffers,
         rss: memory.rss,
         spaces,
+        physical,
       };
     } else {
-      const heap = getHeapStatistics();
       line = {
         t: Date.now(),
         thread: threadId,
         heapUsed: heap.used_heap_size,
+        heapPhysical: heap.total_physical_size,
         external: heap.external_memory,
         spaces,
       };

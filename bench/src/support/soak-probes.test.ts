@@ -18,9 +18,15 @@ test('heap probes: readings before the start are left out, off-heap memory and t
       [
         line(started - 10_000, 99, { external: 99 * MB, arrayBuffers: 99 * MB, rss: 999 * MB }),
         line(started + 60_000, 50, { external: 4 * MB, arrayBuffers: 1 * MB, rss: 120 * MB }),
-        line(started + 120_000, 51, { external: 6 * MB, arrayBuffers: 3 * MB, rss: 124 * MB }),
+        line(started + 120_000, 51, {
+          external: 6 * MB,
+          arrayBuffers: 3 * MB,
+          rss: 124 * MB,
+          heapPhysical: 70 * MB,
+          physical: { new_space: 16 * MB, old_space: 45 * MB, code_space: 2 * MB },
+        }),
         // An extraction thread's heap: a row of its own, and not the process's RSS.
-        line(started + 60_000, 8, { thread: 3, external: 1 * MB }),
+        line(started + 60_000, 8, { thread: 3, external: 1 * MB, heapPhysical: 12 * MB }),
         '',
       ].join('\n'),
     );
@@ -52,6 +58,12 @@ test('heap probes: readings before the start are left out, off-heap memory and t
     assert.deepEqual(named('instance-1 arrayBuffers'), [1, 3]);
     assert.deepEqual(named('instance-1 rss after gc'), [120, 124]);
     assert.deepEqual(named('instance-1 thread 3 rss after gc'), []);
+    assert.deepEqual(named('instance-1 thread 3 heap held'), [12]);
+    // Held memory where the probe wrote it: the whole heap, then the new and old space only.
+    assert.deepEqual(named('instance-1 heap held'), [70]);
+    assert.deepEqual(named('instance-1 new_space held'), [16]);
+    assert.deepEqual(named('instance-1 old_space held'), [45]);
+    assert.deepEqual(named('instance-1 code_space held'), []);
     assert.deepEqual(named('worker-1 arrayBuffers'), []);
     assert.deepEqual(named('worker-1 rss after gc'), [90]);
 

@@ -82,7 +82,10 @@ export function readHeapProbes(
       const at = (probe.t - started) / 60_000;
       if (probe.thread !== undefined) {
         // A worker thread's own heap (an extraction thread; they come and go, each its own row).
-        heap.push({ name: `${proc.name} thread ${probe.thread}`, at, mb: probe.heapUsed / 2 ** 20 });
+        const name = `${proc.name} thread ${probe.thread}`;
+        heap.push({ name, at, mb: probe.heapUsed / 2 ** 20 });
+        if (probe.heapPhysical !== undefined)
+          spaces.push({ name: `${name} heap held`, at, mb: probe.heapPhysical / 2 ** 20 });
         continue;
       }
       heap.push({ name: proc.name, at, mb: probe.heapUsed / 2 ** 20 });
@@ -90,10 +93,14 @@ export function readHeapProbes(
         const used = probe.spaces?.[space];
         if (used !== undefined) spaces.push({ name: `${proc.name} ${space}`, at, mb: used / 2 ** 20 });
       }
-      for (const kind of OFF_HEAP) {
-        const used = probe[kind];
-        if (used !== undefined)
-          spaces.push({ name: `${proc.name} ${OFF_HEAP_LABEL[kind]}`, at, mb: used / 2 ** 20 });
+      for (const space of HELD_SPACES) {
+        const held = probe.physical?.[space];
+        if (held !== undefined) spaces.push({ name: `${proc.name} ${space} held`, at, mb: held / 2 ** 20 });
+      }
+      for (const kind of BEYOND_USE) {
+        const held = probe[kind];
+        if (held !== undefined)
+          spaces.push({ name: `${proc.name} ${BEYOND_USE_LABEL[kind]}`, at, mb: held / 2 ** 20 });
       }
     }
   }
@@ -103,26 +110,39 @@ export function readHeapProbes(
 /** The heap spaces reported one by one: what the program keeps, compiled code, big objects. */
 export const HEAP_SPACES = ['old_space', 'code_space', 'large_object_space'] as const;
 
+/**
+ * The spaces whose held memory (pages kept after the collection, used or not) is reported beside
+ * what they use: the new space grows while a process allocates fast and does not shrink back,
+ * and old space's held pages beyond its use are fragmentation.
+ */
+const HELD_SPACES = ['new_space', 'old_space'] as const;
+
 /** One line of heap-probe.cjs (arrayBuffers and threads' lines since the probe wrote them; older files lack them). */
 type HeapProbeLine = {
   t: number;
   /** Set on a worker thread's line: its heap alone (its RSS is the process's). */
   thread?: number;
   heapUsed: number;
+  /** The heap's pages held in memory, used or not (`total_physical_size`). */
+  heapPhysical?: number;
   external?: number;
   arrayBuffers?: number;
   rss?: number;
   spaces?: Record<string, number>;
+  /** Per space, the memory it holds (`physical_space_size`). */
+  physical?: Record<string, number>;
 };
 
 /**
- * What a process holds outside the JS heap, read right after the same collection: memory that
- * JS objects own natively (Buffers, sockets' and zlib's state: `external`, of which
- * `arrayBuffers`), and the whole resident set. RSS growing while these stay flat is the
- * allocator's or the runtime's own (arenas, compiled code), not something the program keeps.
+ * What a process holds beyond the heap it uses, read right after the same collection: the pages
+ * its main heap holds (`heapPhysical`, used or not), memory that JS objects own natively
+ * (Buffers, sockets' and zlib's state: `external`, of which `arrayBuffers`), and the whole
+ * resident set. RSS growing while all of these stay flat is the allocator's or the runtime's own
+ * (arenas, threads' heaps, compiled code), not something the program keeps.
  */
-const OFF_HEAP = ['external', 'arrayBuffers', 'rss'] as const;
-const OFF_HEAP_LABEL: Record<(typeof OFF_HEAP)[number], string> = {
+const BEYOND_USE = ['heapPhysical', 'external', 'arrayBuffers', 'rss'] as const;
+const BEYOND_USE_LABEL: Record<(typeof BEYOND_USE)[number], string> = {
+  heapPhysical: 'heap held',
   external: 'external',
   arrayBuffers: 'arrayBuffers',
   rss: 'rss after gc',
@@ -167,5 +187,5 @@ export function heapTable(samples: readonly Sample[], minutes: number): string {
       (early.get(s.name) ?? 0).toFixed(3),
       (late.get(s.name) ?? 0).toFixed(3),
     ]);
-  return `\nHeap in use after a full garbage collection (MB, every 10 s; below each process its spaces, then what it holds outside the heap read at the same moment: external, of it arrayBuffers, and RSS), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
+  return `\nHeap in use after a full garbage collection (MB, every 10 s; below each process its spaces, what the new and old space hold (used or not), then at the same moment the pages the whole heap holds, what the process holds outside the heap (external, of it arrayBuffers) and RSS), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
 }
