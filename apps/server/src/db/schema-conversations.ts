@@ -40,6 +40,8 @@ export type ConversationsTable = {
   satisfaction_comment: string | null;
   satisfaction_at: Date | null;
   last_message_at: Date | null;
+  /** The newest visitor message's time (0031, kept by a trigger on messages): the unread flag's input. */
+  last_visitor_message_at: Generated<Date | null>;
   /** When the visitor last said they were typing (operators see it for a few seconds). */
   visitor_typing_at: Date | null;
   /** When the operator holding it last said they are typing (migration 0025). */

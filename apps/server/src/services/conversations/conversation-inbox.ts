@@ -86,14 +86,18 @@ export function filterCondition(filter: TInboxFilter, userId: string | null): Ra
 }
 
 /**
- * True when the conversation has a visitor message newer than the user's read mark (every
- * visitor message counts when they never opened it); probes `messages_conversation_idx`.
+ * True when the conversation's newest visitor message is newer than the user's read mark (any
+ * visitor message counts when they never opened it): one probe of `conversation_reads`' key.
  */
 export function unreadFlag(userId: string | null): RawBuilder<boolean> {
   if (userId === null) return sql<boolean>`false`;
-  return sql<boolean>`exists (select 1 from messages um where um.conversation_id = c.id
-    and um.role = 'visitor' and um.created_at > coalesce((select r.last_read_message_at
-      from conversation_reads r where r.user_id = ${userId} and r.conversation_id = c.id), '-infinity'))`;
+  return unreadAgainst(sql`(select r.last_read_message_at from conversation_reads r
+    where r.user_id = ${userId} and r.conversation_id = c.id)`);
+}
+
+/** The unread condition of `conversations as c` against a read mark (null: never read). */
+export function unreadAgainst(readMark: RawBuilder<unknown>): RawBuilder<boolean> {
+  return sql<boolean>`coalesce(c.last_visitor_message_at > coalesce(${readMark}, '-infinity'), false)`;
 }
 
 /**

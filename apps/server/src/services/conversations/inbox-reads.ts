@@ -2,7 +2,7 @@ import { INBOX_FILTERS, type TInboxCounts } from '@service/contract';
 import { sql } from 'kysely';
 import { notFound } from '../../errors/app-error.js';
 import { actingUserId, type TenantScope } from '../context.js';
-import { filterCondition, unreadFlag } from './conversation-inbox.js';
+import { filterCondition, unreadAgainst } from './conversation-inbox.js';
 
 /**
  * Every inbox filter's total and the caller's unread count, in one pass over the workspace's
@@ -12,9 +12,15 @@ export async function countInbox(
   options: Pick<TenantScope, 'db' | 'workspaceId' | 'actor'> & { agentId?: string | undefined },
 ): Promise<TInboxCounts> {
   const userId = actingUserId(options.actor);
-  const unread = unreadFlag(userId);
+  // The caller's read marks joined once (not probed per conversation and filter).
+  const unread = userId === null ? sql<boolean>`false` : unreadAgainst(sql`r.last_read_message_at`);
   let query = options.db
     .selectFrom('conversations as c')
+    .$if(userId !== null, (q) =>
+      q.leftJoin('conversation_reads as r', (join) =>
+        join.onRef('r.conversation_id', '=', 'c.id').on('r.user_id', '=', userId ?? ''),
+      ),
+    )
     .select(
       INBOX_FILTERS.flatMap((filter) => {
         const condition = filterCondition(filter, userId);

@@ -55,7 +55,8 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
       from counted
       returning conversation_id
     ), activity as (
-      update conversations set last_message_at = ${now}, updated_at = ${now}, visitor_typing_at = null
+      update conversations set last_message_at = ${now}, last_visitor_message_at = ${now}, updated_at = ${now},
+        visitor_typing_at = null
       where id = (select conversation_id from message)
       returning id
     ), admin_event as (
