@@ -48,6 +48,23 @@ describe('soak schedule and report', () => {
     const judged = verdict(spike, still);
     assert.equal(judged.ok, false);
     assert.match(judged.lines.join('\n'), /1 of 4 outside/);
+    assert.match(verdict(flat, still).lines.join('\n'), /PASS p99 trend: -5\.0 %/);
+  });
+
+  test('a p99 that climbs fails the trend line while every minute stays inside the band', () => {
+    const steady = (minute: number, ms: number): MinuteRecord[] =>
+      Array.from({ length: 30 }, () => ({ minute, kind: 'admin.read' as const, ms, ok: true }));
+    const still = [{ name: 'api-1', first: 200, last: 201, max: 201, slope: 0.01 }];
+    // Minutes 2 to 11 climb from 50 to 65 ms: each within ±20 % of the median (57.5 ms), +26 % in all.
+    const climbing = [
+      ...steady(0, 500),
+      ...Array.from({ length: 10 }, (_, i) => steady(i + 1, 50 + (15 * i) / 9)).flat(),
+    ];
+    const judged = verdict(climbing, still);
+    const text = judged.lines.join('\n');
+    assert.match(text, /PASS p99 per minute within ±20 % of the median minute \(\S+ ms\): 0 of 10 outside/);
+    assert.match(text, /FAIL p99 trend: \+2[5-7]\.\d %/);
+    assert.equal(judged.ok, false);
   });
 
   test('the slowest requests come slowest first, with the moment each started and the instance behind each', () => {

@@ -109,7 +109,7 @@ export const GROWTH_PER_HOUR_MAX = 0.1;
 /** Each minute's p99 must stay within this share of the median minute's (after the warm-up minute). */
 export const P99_BAND = 0.2;
 
-/** The targets, each with its line: zero errors, no memory growth trend, p99 flat across minutes. */
+/** The targets, each with its line: zero errors, no memory growth trend, p99 flat across minutes and without a trend. */
 export function verdict(
   records: readonly MinuteRecord[],
   trends: readonly MemoryTrend[],
@@ -137,7 +137,17 @@ export function verdict(
       ? 'n/a p99 flatness: fewer than two full minutes after the warm-up'
       : `${outside.length === 0 ? 'PASS' : 'FAIL'} p99 per minute within ±${P99_BAND * 100} % of the median minute (${formatMs(median)} ms): ${outside.length} of ${p99s.length} outside`,
   );
-  return { ok: errors === 0 && growing.length === 0 && outside.length === 0, lines };
+  // The same band for the run's direction: the least-squares line through the minutes' p99s may
+  // not rise or fall by more than the band from the first judged minute to the last. A route
+  // that slows as data accumulates shows here even while each minute stays inside the band.
+  const drift = p99s.length < 2 ? 0 : (slope(p99s.map((y, x) => ({ x, y }))) * (p99s.length - 1)) / median;
+  const drifting = Math.abs(drift) > P99_BAND;
+  if (p99s.length >= 2) {
+    lines.push(
+      `${drifting ? 'FAIL' : 'PASS'} p99 trend: ${drift >= 0 ? '+' : ''}${(drift * 100).toFixed(1)} % of the median minute from the first judged minute to the last (least squares; within ±${P99_BAND * 100} %)`,
+    );
+  }
+  return { ok: errors === 0 && growing.length === 0 && outside.length === 0 && !drifting, lines };
 }
 
 /** A moment of the run as `m:ss` (minute numbers from 1, as in the per-minute table). */
