@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { clusterUnavailable, readAccessLog, startCluster } from '../../scripts/cluster/start-cluster.mjs';
-import { openBenchPostgres, type PostgresChoice, postgresChoice } from './support/bench-postgres.js';
+import { openBenchPostgres, type PostgresChoice } from './support/bench-postgres.js';
 import {
   clusterEnv,
   commandCpuMs,
@@ -18,7 +18,7 @@ import {
   setUp,
 } from './support/cluster-traffic.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
-import { argument, formatMs, markdownTable, summarize } from './support/latency.js';
+import { formatMs, markdownTable, summarize } from './support/latency.js';
 import {
   type CpuSample,
   cpuMinuteRows,
@@ -31,6 +31,7 @@ import {
   shuffledOutsideShare,
   slowestSplitRows,
 } from './support/soak-diagnosis.js';
+import { readSoakOptions } from './support/soak-options.js';
 import {
   type DbEvent,
   type DbSeen,
@@ -51,70 +52,22 @@ import {
   verdict,
 } from './support/soak-report.js';
 
-const minutes = Number(argument('minutes') ?? 15);
-const rate = Number(argument('rate') ?? 6);
-const instanceCount = Number(argument('instances') ?? 3);
-const workerCount = Number(argument('workers') ?? 2);
-/** The workers' WORKER_NICE (unset: the service's default). */
-const workerNice = argument('worker-nice');
-/** Which PostgreSQL (support/bench-postgres.ts): `private` (default) or `shared`. */
-const postgres = postgresChoice(argument('postgres'));
-/**
- * `--seed yes` (default): the site's first full sync is sent and indexed before the clock starts,
- * so the run's syncs are edits from the first minute on; `no`: the run's first minute creates the
- * site's posts (the earlier runs in bench/README did that: their minute 2 carried its index jobs).
- */
-const seed = argument('seed') ?? 'yes';
-/**
- * `--heap yes`: each process of the set collects its garbage every 10 s and writes the heap still
- * in use (support/heap-probe.cjs): whether a memory slope is a leak. Off by default: the pauses
- * show in p99.
- */
-const heap = argument('heap') ?? 'no';
-/**
- * Minutes of the same traffic before the measured ones, not in the per-minute figures (its errors
- * still count). The processes start cold: their CPU per request falls for the first minutes while
- * V8 optimizes (bench/README, "Seeded soaks"), which is a fresh process's cost, not the run's trend.
- */
-const warmupMinutes = Number(argument('warmup-minutes') ?? 2);
-/**
- * `--malloc-arenas N`: MALLOC_ARENA_MAX for every process of the set. glibc gives each thread
- * that allocates at once an arena of its own (up to 8 per core); a Node process has a dozen
- * threads, and memory freed inside an arena is not always given back. Unset by default (glibc's
- * own choice), so a run with it says whether the set's RSS growth is the allocator's.
- */
-const mallocArenas = argument('malloc-arenas');
-/**
- * `--code built` (default): the set runs the build (`apps/server/dist`, `npm run build` first),
- * as operators run it; `sources`: the TypeScript through tsx, as the cluster tests do (the soaks
- * in bench/README before 2026-11-29's long run ran that way).
- */
-const code = argument('code') ?? 'built';
+const {
+  minutes,
+  rate,
+  instanceCount,
+  workerCount,
+  workerNice,
+  postgres,
+  seed,
+  heap,
+  warmupMinutes,
+  mallocArenas,
+  code,
+} = readSoakOptions();
 /** Requests in flight at most; beyond it a tick's requests count as errors (the set fell behind). */
 const MAX_IN_FLIGHT = 64;
 const SAMPLE_EVERY_MS = 10_000;
-
-const niceOk = workerNice === undefined || /^(1?[0-9])$/.test(workerNice);
-if (
-  !(
-    minutes > 0 &&
-    rate > 0 &&
-    instanceCount >= 1 &&
-    workerCount >= 0 &&
-    niceOk &&
-    postgres &&
-    (seed === 'yes' || seed === 'no') &&
-    (heap === 'yes' || heap === 'no') &&
-    (mallocArenas === undefined || /^[1-9][0-9]?$/.test(mallocArenas)) &&
-    (code === 'built' || code === 'sources') &&
-    warmupMinutes >= 0
-  )
-) {
-  console.error(
-    'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
-  );
-  process.exit(2);
-}
 
 function count(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);

@@ -81,9 +81,3 @@ export declare function adminDatabaseUrl(): string;
 export declare function dropDatabase(adminUrl: string, database: string): Promise<void>;
 export declare function startCluster(options?: ClusterOptions): Promise<Cluster>;
 export declare function readAccessLog(file: string): AccessLogEntry[];
-
-/**
- * Why `apps/server/dist` or `packages/contract/dist` cannot stand for its sources (missing, or
- * older than a source file other than a test), or null.
- */
-export declare function staleBuild(root?: string): string | null;

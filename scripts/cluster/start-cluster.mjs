@@ -10,10 +10,8 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -22,54 +20,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { renderMainConfig, renderSiteConfig } from './nginx-config.mjs';
+import { serviceCode, staleBuild } from './service-code.mjs';
 
 export { readAccessLog } from './access-log.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/**
- * How each process runs the service: from the sources through tsx (the tests: no build needed),
- * or from the build (`npm run build`), as an operator runs it: no loader, no transform cache.
- */
-const CODE = {
-  sources: {
-    node: ['--conditions=source', '--import', 'tsx'],
-    main: 'apps/server/src/main.ts',
-    cli: 'apps/server/src/cli/main.ts',
-  },
-  built: { node: [], main: 'apps/server/dist/main.js', cli: 'apps/server/dist/cli/main.js' },
-};
-/** The packages the service's build is made of: each one's sources and what they build to. */
-const BUILT_FROM = [
-  { src: 'apps/server/src', dist: 'apps/server/dist' },
-  { src: 'packages/contract/src', dist: 'packages/contract/dist' },
-];
-
-/** The newest modification time (ms) of the files under `dir` that `keep` accepts; 0 when none. */
-function newestFile(dir, keep) {
-  let newest = 0;
-  if (!existsSync(dir)) return newest;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestFile(path, keep));
-    else if (keep(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/**
- * Why the build cannot stand for the sources, or null: a source file (tests aside) changed after
- * the newest file of its package's build, so a set started from it would run older code.
- */
-export function staleBuild(root = ROOT) {
-  for (const { src, dist } of BUILT_FROM) {
-    const source = newestFile(join(root, src), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
-    const built = newestFile(join(root, dist), (name) => name.endsWith('.js'));
-    if (built === 0) return `${dist} is missing: run \`npm run build\` first`;
-    if (source > built) return `${dist} is older than ${src}: run \`npm run build\` first`;
-  }
-  return null;
-}
-
 export const DEFAULT_ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -278,10 +233,10 @@ export async function startCluster(options = {}) {
   const workerCount = options.workers ?? 2;
   const detached = options.detached === true;
   const codeName = options.code ?? 'sources';
-  const code = Object.hasOwn(CODE, codeName) ? CODE[codeName] : null;
+  const code = serviceCode(codeName);
   if (!code) throw new Error(`code must be "sources" or "built", not ${JSON.stringify(options.code)}`);
   if (codeName === 'built') {
-    const stale = staleBuild();
+    const stale = staleBuild(ROOT);
     if (stale) throw new Error(stale);
   }
   const nginxBin = ensureNginx();

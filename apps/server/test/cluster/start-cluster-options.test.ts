@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { staleBuild, startCluster } from '../../../../scripts/cluster/start-cluster.mjs';
+import { staleBuild } from '../../../../scripts/cluster/service-code.mjs';
+import { startCluster } from '../../../../scripts/cluster/start-cluster.mjs';
 
 test('an unknown code is refused before anything starts, inherited keys included', async () => {
   for (const code of ['dist', 'toString', '__proto__']) {
