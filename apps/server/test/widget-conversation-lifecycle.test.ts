@@ -246,4 +246,31 @@ describe('widget conversation: clear, poll and erase', () => {
     assert.equal((await widgetCall(t, 'DELETE', '/v1/widget/me', gone.token)).statusCode, 401);
     expectData(await pollMessages(t, kept.token), 200, ZPoll);
   });
+
+  test("a visitor message sets its conversation's newest visitor time, never back (the inbox's unread)", async () => {
+    const { agentId } = await createWidgetAgent(t);
+    const s = expectData(
+      await initRequest(t, { agent_id: agentId, anon_id: newAnonId() }),
+      200,
+      ZWidgetInitResponse,
+    );
+    await askWidget(t, s.token, 'What are your opening hours?');
+    const asked = await t.database.db
+      .selectFrom('messages')
+      .select('created_at')
+      .where('conversation_id', '=', s.conversation_id)
+      .where('role', '=', 'visitor')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual((await conversationRow(t, s.conversation_id)).last_visitor_message_at, asked.created_at);
+    // Another instance whose clock runs ahead wrote a later one: this instance's message does
+    // not move the time back.
+    const ahead = new Date(Date.now() + 3_600_000);
+    await t.database.db
+      .updateTable('conversations')
+      .set({ last_visitor_message_at: ahead })
+      .where('id', '=', s.conversation_id)
+      .execute();
+    await askWidget(t, s.token, 'And on Sunday?');
+    assert.deepEqual((await conversationRow(t, s.conversation_id)).last_visitor_message_at, ahead);
+  });
 });

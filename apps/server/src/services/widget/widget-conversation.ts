@@ -55,7 +55,9 @@ export async function recordVisitorQuestion<Extra extends Record<string, unknown
       from counted
       returning conversation_id
     ), activity as (
-      update conversations set last_message_at = ${now}, last_visitor_message_at = ${now}, updated_at = ${now},
+      -- greatest(): the newest visitor message's time even when instances' clocks disagree.
+      update conversations set last_message_at = ${now},
+        last_visitor_message_at = greatest(last_visitor_message_at, ${now}), updated_at = ${now},
         visitor_typing_at = null
       where id = (select conversation_id from message)
       returning id
