@@ -93,6 +93,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
       }
     : {};
   const fake = await startFakeOpenAi(['Thanks for asking. ', 'Shipping takes two days. ', 'Anything else?']);
+  // A set that cannot start (a stale build, nginx missing) leaves nothing running behind it.
   const cluster = await startCluster({
     code: code === 'sources' ? 'sources' : 'built',
     instances: instanceCount,
@@ -106,6 +107,12 @@ async function main(postgres: PostgresChoice): Promise<void> {
       ...(workerNice === undefined ? {} : { WORKER_NICE: workerNice }),
       ...(mallocArenas === undefined ? {} : { MALLOC_ARENA_MAX: mallocArenas }),
     },
+  }).catch(async (error: unknown) => {
+    await fake.close();
+    await server.close();
+    if (heapDir) rmSync(heapDir, { recursive: true, force: true });
+    console.error(`soak: cannot start the set: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
   });
   const db = new pg.Client({ connectionString: cluster.databaseUrl });
   await db.connect();
