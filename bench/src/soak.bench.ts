@@ -95,7 +95,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const fake = await startFakeOpenAi(['Thanks for asking. ', 'Shipping takes two days. ', 'Anything else?']);
   // A set that cannot start (a stale build, nginx missing) leaves nothing running behind it.
   const cluster = await startCluster({
-    code: code === 'sources' ? 'sources' : 'built',
+    code,
     instances: instanceCount,
     workers: workerCount,
     ...(adminDatabaseUrl ? { adminDatabaseUrl } : {}),
