@@ -10,7 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { clusterUnavailable, startCluster } from '../../scripts/cluster/start-cluster.mjs';
+import { staleBuild } from '../../scripts/cluster/service-code.mjs';
+import { clusterUnavailable, ROOT, startCluster } from '../../scripts/cluster/start-cluster.mjs';
 import { openBenchPostgres, type PostgresChoice, postgresChoice } from './support/bench-postgres.js';
 import {
   type Ctx,
@@ -40,15 +41,23 @@ const connections = Number(argument('connections') ?? 16);
 const rounds = Number(argument('rounds') ?? 1);
 /** Which PostgreSQL (support/bench-postgres.ts): `private` (default) or `shared`. */
 const postgres = postgresChoice(argument('postgres'));
+/**
+ * `--code built` (default): the set runs the build (`npm run build` first), as operators run it
+ * and as bench:soak does; `sources`: the TypeScript through tsx (the figures in bench/README
+ * before 2026-11-30 were measured that way).
+ */
+const codeArgument = argument('code') ?? 'built';
+const code = codeArgument === 'sources' ? 'sources' : 'built';
 if (
   !sizes.every((n) => Number.isInteger(n) && n >= 1 && n <= 8) ||
   !(seconds > 0) ||
   !(connections > 0) ||
   !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 9) ||
-  !postgres
+  !postgres ||
+  (codeArgument !== 'built' && codeArgument !== 'sources')
 ) {
   console.error(
-    'usage: cluster-throughput.bench.ts [--instances 1,2,3] [--seconds 15] [--connections 16] [--rounds 1] [--postgres private|shared]',
+    'usage: cluster-throughput.bench.ts [--instances 1,2,3] [--seconds 15] [--connections 16] [--rounds 1] [--postgres private|shared] [--code built|sources]',
   );
   process.exit(2);
 }
@@ -191,7 +200,8 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const server = await openBenchPostgres(postgres, 'cluster bench');
   const adminDatabaseUrl = server.adminUrl;
   const database = adminDatabaseUrl ? { adminDatabaseUrl } : {};
-  const unavailable = await clusterUnavailable({ installNginx: true, ...database });
+  const stale = code === 'built' ? staleBuild(ROOT) : null;
+  const unavailable = stale ?? (await clusterUnavailable({ installNginx: true, ...database }));
   if (unavailable) {
     await server.close();
     console.error(`cluster bench: cannot start the set: ${unavailable}`);
@@ -206,6 +216,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
     for (const { round, size } of order) {
       process.stderr.write(`cluster bench: round ${round + 1} of ${rounds}, ${size} instance(s)…\n`);
       const cluster = await startCluster({
+        code,
         instances: size,
         workers: 1,
         env: clusterEnv(fake.baseUrl),
@@ -256,7 +267,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
 
   const base = results.get(sizes[0] ?? 1);
   console.log(
-    `\n## Throughput with ${sizes.join(', ')} instance(s) behind nginx (${connections} clients, ${seconds} s per scenario, ${rounds === 1 ? 'one round' : `medians of ${rounds} interleaved rounds`}, 1 worker, PostgreSQL ${server.describe} with autovacuum ${autovacuum}, Redis, fake model)\n`,
+    `\n## Throughput with ${sizes.join(', ')} instance(s) behind nginx (${connections} clients, ${seconds} s per scenario, ${rounds === 1 ? 'one round' : `medians of ${rounds} interleaved rounds`}, 1 worker, running the ${code === 'built' ? 'build' : 'sources through tsx'}, PostgreSQL ${server.describe} with autovacuum ${autovacuum}, Redis, fake model)\n`,
   );
   const rows: string[][] = [];
   for (const scenario of SCENARIOS) {

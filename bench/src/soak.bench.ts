@@ -39,6 +39,7 @@ import {
   databaseEventTable,
   heapTable,
   readHeapProbes,
+  rssAfterCollection,
 } from './support/soak-probes.js';
 import {
   buildMix,
@@ -357,7 +358,13 @@ async function main(postgres: PostgresChoice): Promise<void> {
     for (const [what, count] of failures) console.log(`- ${count} × ${what}`);
   }
   // The warm-up's errors are the service's too.
-  const result = verdict([...warmup.filter((r) => !r.ok), ...records], slopes);
+  // With the heap probe, memory is judged after each full collection (the raw RSS table above
+  // stays for comparison); without it, on raw RSS.
+  const afterCollection = heapDir ? memorySlope(rssAfterCollection(heapSamples)) : [];
+  const result =
+    afterCollection.length > 0
+      ? verdict([...warmup.filter((r) => !r.ok), ...records], afterCollection, 'RSS after a full collection')
+      : verdict([...warmup.filter((r) => !r.ok), ...records], slopes);
   console.log(`\n${result.lines.join('\n')}`);
   process.exitCode = result.ok ? 0 : 1;
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { heapTable, readHeapProbes } from './soak-probes.js';
+import { heapTable, readHeapProbes, rssAfterCollection } from './soak-probes.js';
 
 const MB = 2 ** 20;
 
@@ -66,6 +66,16 @@ test('heap probes: readings before the start are left out, off-heap memory and t
     assert.deepEqual(named('instance-1 code_space held'), []);
     assert.deepEqual(named('worker-1 arrayBuffers'), []);
     assert.deepEqual(named('worker-1 rss after gc'), [90]);
+
+    // The memory verdict's reading: each process's RSS after the collection, under its own name.
+    assert.deepEqual(
+      rssAfterCollection([...heap, ...spaces]).map((s) => [s.name, s.at, s.mb]),
+      [
+        ['instance-1', 1, 120],
+        ['instance-1', 2, 124],
+        ['worker-1', 1, 90],
+      ],
+    );
 
     const table = heapTable([...heap, ...spaces], 2);
     assert.match(table, /\| instance-1 rss after gc +\| +120\.0 \| +124\.0 \| +4\.000 \|/);

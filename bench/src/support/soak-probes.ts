@@ -148,6 +148,19 @@ const BEYOND_USE_LABEL: Record<(typeof BEYOND_USE)[number], string> = {
   rss: 'rss after gc',
 };
 
+/**
+ * Each process's resident set right after a full collection (its main thread's probe lines),
+ * named as the process: the reading the memory verdict judges when the probe runs. Raw RSS
+ * rises and falls with the garbage the collector has not taken yet, so over 15 minutes its
+ * slope is as much the collector's timing as the process's growth.
+ */
+export function rssAfterCollection(samples: readonly Sample[]): Sample[] {
+  const suffix = ` ${BEYOND_USE_LABEL.rss}`;
+  return samples
+    .filter((s) => s.name.endsWith(suffix) && !s.name.includes(' thread '))
+    .map((s) => ({ ...s, name: s.name.slice(0, -suffix.length) }));
+}
+
 /** The database's background work as a table: one row per table and kind (hundreds of runs with autovacuum on). */
 export function databaseEventTable(events: readonly DbEvent[]): string {
   const byWhat = new Map<string, DbEvent[]>();

@@ -113,6 +113,8 @@ export const P99_BAND = 0.2;
 export function verdict(
   records: readonly MinuteRecord[],
   trends: readonly MemoryTrend[],
+  /** Which reading `trends` are slopes of, for the memory line. */
+  reading = 'RSS',
 ): { ok: boolean; lines: string[] } {
   const lines: string[] = [];
   const errors = records.filter((r) => !r.ok).length;
@@ -120,8 +122,8 @@ export function verdict(
   const growing = trends.filter((t) => t.slope * 60 > GROWTH_PER_HOUR_MAX * Math.max(t.first, 1));
   lines.push(
     growing.length === 0
-      ? `PASS memory: no process grows more than ${GROWTH_PER_HOUR_MAX * 100} % an hour at its slope`
-      : `FAIL memory: ${growing.map((t) => `${t.name} ${t.slope.toFixed(2)} MB/min`).join(', ')}`,
+      ? `PASS memory (${reading}): no process grows more than ${GROWTH_PER_HOUR_MAX * 100} % an hour at its slope`
+      : `FAIL memory (${reading}): ${growing.map((t) => `${t.name} ${t.slope.toFixed(2)} MB/min`).join(', ')}`,
   );
   const minutes = [...new Set(records.map((r) => r.minute))].filter((m) => m > 0).sort((a, b) => a - b);
   // The last minute is often partial (the run ends mid-minute): judged only when it is full enough.
