@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -40,6 +40,10 @@ import {
   heapTable,
   readHeapProbes,
   rssAfterCollection,
+  SLOW_LOG_SETTINGS,
+  type SlowLogEntry,
+  slowLogEntries,
+  slowLogTable,
 } from './support/soak-probes.js';
 import {
   buildMix,
@@ -75,7 +79,7 @@ function count(map: Map<string, number>, key: string): void {
 }
 
 async function main(postgres: PostgresChoice): Promise<void> {
-  const server = await openBenchPostgres(postgres, 'soak');
+  const server = await openBenchPostgres(postgres, 'soak', SLOW_LOG_SETTINGS);
   const adminDatabaseUrl = server.adminUrl;
   const unavailable = await clusterUnavailable({
     installNginx: true,
@@ -125,6 +129,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const dbSamples: { at: number; connections: number; queue: number }[] = [];
   const cpuSamples: CpuSample[] = [];
   const heapSamples: Sample[] = [];
+  const slowLog: SlowLogEntry[] = [];
   const failures = new Map<string, number>();
   const upstreamOf = new Map<string, string>();
   const nginxMs = new Map<string, number>();
@@ -245,6 +250,8 @@ async function main(postgres: PostgresChoice): Promise<void> {
     await db.end().catch(() => undefined);
     await cluster.stop();
     await fake.close();
+    // The private server's slow statements, lock waits and checkpoints, read before it goes.
+    if (server.logFile) slowLog.push(...slowLogEntries(readFileSync(server.logFile, 'utf8'), started));
     await server.close();
   }
 
@@ -353,6 +360,12 @@ async function main(postgres: PostgresChoice): Promise<void> {
   );
   console.log("\nThe database's background work during the run (each kind once, with its count):\n");
   console.log(databaseEventTable(dbEvents));
+  if (server.logFile) {
+    console.log(
+      "\nPostgreSQL's log during the run: statements of 250 ms or more, lock waits past 200 ms (with the statement that waited), checkpoints:\n",
+    );
+    console.log(slowLogTable(slowLog, 40));
+  }
   if (failures.size > 0) {
     console.log('\nFailures:');
     for (const [what, count] of failures) console.log(`- ${count} × ${what}`);

@@ -19,16 +19,32 @@ export function postgresChoice(value: string | undefined): PostgresChoice | null
 }
 
 /** The server a bench uses: its admin URL (none: the set's default, the shared one) and its end. */
-export type BenchPostgres = { adminUrl?: string; describe: string; close(): Promise<void> };
+export type BenchPostgres = {
+  adminUrl?: string;
+  describe: string;
+  /** The private server's log (none for the shared one). */
+  logFile?: string;
+  close(): Promise<void>;
+};
 
 /** Starts a private server, or answers the shared one; exits with the reason when it cannot. */
-export async function openBenchPostgres(choice: PostgresChoice, bench: string): Promise<BenchPostgres> {
+export async function openBenchPostgres(
+  choice: PostgresChoice,
+  bench: string,
+  /** More settings for a private server (logging: they change what it writes, not how it runs). */
+  server?: Readonly<Record<string, string>>,
+): Promise<BenchPostgres> {
   if (choice === 'shared') return { describe: 'shared', close: async () => undefined };
   const missing = privateClusterUnavailable();
   if (missing) {
     console.error(`${bench}: cannot make a private PostgreSQL: ${missing} (or run with --postgres shared)`);
     process.exit(1);
   }
-  const server = await startPrivateCluster({ durable: true });
-  return { adminUrl: server.url(), describe: 'of its own, a fresh server', close: () => server.destroy() };
+  const cluster = await startPrivateCluster({ durable: true, ...(server ? { server } : {}) });
+  return {
+    adminUrl: cluster.url(),
+    describe: 'of its own, a fresh server',
+    logFile: cluster.logFile,
+    close: () => cluster.destroy(),
+  };
 }

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { heapTable, readHeapProbes, rssAfterCollection } from './soak-probes.js';
+import {
+  heapTable,
+  readHeapProbes,
+  rssAfterCollection,
+  slowLogEntries,
+  slowLogTable,
+} from './soak-probes.js';
 
 const MB = 2 ** 20;
 
@@ -83,4 +89,42 @@ test('heap probes: readings before the start are left out, off-heap memory and t
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the server's log: slow statements, lock waits with the waiting statement, checkpoints; nothing before the start", () => {
+  const started = Date.parse('2026-11-29T16:00:00Z');
+  const log = [
+    '2026-11-29 15:59:59.900 UTC [100] LOG:  duration: 900.000 ms  statement: select before_the_start',
+    '2026-11-29 16:08:30.250 UTC [201] LOG:  process 201 still waiting for ShareLock on transaction 7 after 200.1 ms',
+    '2026-11-29 16:08:30.250 UTC [201] DETAIL:  Process holding the lock: 202. Wait queue: 201.',
+    '2026-11-29 16:08:30.250 UTC [201] STATEMENT:  update conversations set status = $1 | where id = $2',
+    '\tand a continuation line',
+    '2026-11-29 16:08:30.900 UTC [201] LOG:  process 201 acquired ShareLock on transaction 7 after 850.3 ms',
+    '2026-11-29 16:08:30.901 UTC [201] LOG:  duration: 872.500 ms  execute <unnamed>: insert into messages values ($1)',
+    "2026-11-29 16:08:30.901 UTC [201] DETAIL:  parameters: $1 = 'a visitor wrote this'",
+    '2026-11-29 16:09:00.000 UTC [150] LOG:  automatic vacuum of table "db.public.chunks": index scans: 1',
+    '2026-11-29 16:10:00.000 UTC [90] LOG:  checkpoint complete: wrote 120 buffers (0.7%); write=12.0 s, sync=0.9 s, total=12.9 s',
+    '2026-11-29 16:11:00.000 UTC [91] LOG:  connection received: host=127.0.0.1',
+  ].join('\n');
+  const entries = slowLogEntries(log, started, 80);
+  assert.deepEqual(
+    entries.map((e) => [e.at, e.pid, e.what.slice(0, 40)]),
+    [
+      [510.25, 201, 'process 201 still waiting for ShareLock '],
+      [510.25, 201, 'detail: Process holding the lock: 202. W'],
+      [510.25, 201, 'statement: update conversations set stat'],
+      [510.9, 201, 'process 201 acquired ShareLock on transa'],
+      [510.901, 201, 'duration: 872.500 ms  execute <unnamed>:'],
+      [600, 90, 'checkpoint complete: wrote 120 buffers ('],
+    ],
+    "the parameters of a slow statement (visitors' words) are never shown",
+  );
+  assert.ok(
+    entries.every((e) => e.what.length <= 80),
+    'cut to the width',
+  );
+  const table = slowLogTable(entries, 2);
+  assert.match(table, /\| 9:30 \| +201 \| +process 201 still waiting/);
+  assert.match(table, /\(and 4 more\)$/);
+  assert.equal(slowLogTable([], 5), 'none');
 });

@@ -161,6 +161,66 @@ export function rssAfterCollection(samples: readonly Sample[]): Sample[] {
     .map((s) => ({ ...s, name: s.name.slice(0, -suffix.length) }));
 }
 
+/**
+ * What the soak asks of its private server's log: each statement of 250 ms or more, each lock
+ * wait past 200 ms (`deadlock_timeout`, which is when PostgreSQL writes "still waiting"), and
+ * each checkpoint with its timing (autovacuum runs are read from the statistics instead). They
+ * change what it writes, not what it does (but for checking deadlocks after 200 ms, not 1 s).
+ */
+export const SLOW_LOG_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
+  log_min_duration_statement: '250ms',
+  log_lock_waits: 'on',
+  deadlock_timeout: '200ms',
+  log_checkpoints: 'on',
+});
+
+/** A line of the server's log worth showing beside the slow requests: when, which backend, what. */
+export type SlowLogEntry = { at: number; pid: number; what: string };
+
+const LOG_LINE =
+  /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (\S+) \[(\d+)\] (LOG|DETAIL|STATEMENT):\s+(.*)$/;
+const WORTH_SHOWING = /^(duration: |process \d+ (still waiting|acquired)|checkpoint complete)/;
+
+/**
+ * The entries of a PostgreSQL log (default `log_line_prefix`, `%m [%p] `) written from
+ * `started` (ms since the epoch) on, `at` in seconds since then: statements that ran long, lock
+ * waits (with the statement that waited and who held the lock) and checkpoints, each cut to `width` characters. Continuation lines and other messages are left out.
+ */
+export function slowLogEntries(log: string, started: number, width = 220): SlowLogEntry[] {
+  const entries: SlowLogEntry[] = [];
+  let last: { pid: number; waiting: boolean } | null = null;
+  for (const line of log.split('\n')) {
+    const match = LOG_LINE.exec(line);
+    if (!match) continue;
+    const [, stamp = '', zone = '', pidText = '', level = '', message = ''] = match;
+    const when = Date.parse(zone === 'UTC' ? `${stamp.replace(' ', 'T')}Z` : `${stamp} ${zone}`);
+    const pid = Number(pidText);
+    if (!Number.isFinite(when) || when < started) continue;
+    const at = (when - started) / 1000;
+    const cut = (text: string) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
+    if (level === 'LOG') {
+      const shown = WORTH_SHOWING.test(message);
+      last = shown ? { pid, waiting: message.includes('still waiting') } : null;
+      if (shown) entries.push({ at, pid, what: cut(message) });
+    } else if (last?.waiting && last.pid === pid) {
+      entries.push({ at, pid, what: cut(`${level.toLowerCase()}: ${message}`) });
+    }
+  }
+  return entries;
+}
+
+/** The log's entries as a table (run time m:ss, backend, message), the first `limit` and how many more. */
+export function slowLogTable(entries: readonly SlowLogEntry[], limit: number): string {
+  if (entries.length === 0) return 'none';
+  const table = markdownTable(
+    ['at', 'backend', 'what'],
+    entries
+      .slice(0, limit)
+      .map((entry) => [clock(entry.at), String(entry.pid), entry.what.replaceAll('|', '\\|')]),
+  );
+  return entries.length > limit ? `${table}\n\n(and ${entries.length - limit} more)` : table;
+}
+
 /** The database's background work as a table: one row per table and kind (hundreds of runs with autovacuum on). */
 export function databaseEventTable(events: readonly DbEvent[]): string {
   const byWhat = new Map<string, DbEvent[]>();

@@ -37,6 +37,8 @@ export function freePort(): Promise<number> {
 export type PrivateCluster = {
   port: number;
   dir: string;
+  /** The server's log (pg_ctl's `-l`). */
+  logFile: string;
   url(database?: string): string;
   start(): Promise<void>;
   /** `fast` (default) ends sessions and shuts down cleanly; `immediate` is a crash-like stop. */
@@ -50,7 +52,13 @@ export type PrivateCluster = {
  * fsync (fast, nothing to keep); `durable` keeps a fresh server's defaults (fsync, full page
  * writes, autovacuum on), as a production server has them: for measurements (bench:soak).
  */
-export async function startPrivateCluster(settings: { durable?: boolean } = {}): Promise<PrivateCluster> {
+export async function startPrivateCluster(
+  settings: {
+    durable?: boolean;
+    /** More server settings (`-c name=value`; names and values are the caller's own, never input). */
+    server?: Readonly<Record<string, string>>;
+  } = {},
+): Promise<PrivateCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pgcluster-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -63,6 +71,7 @@ export async function startPrivateCluster(settings: { durable?: boolean } = {}):
       ? run('runuser', ['-u', 'postgres', '--', join(PG_BIN, tool), ...args], { timeout: 60_000 })
       : run(join(PG_BIN, tool), args, { timeout: 60_000 });
   const data = join(dir, 'data');
+  const logFile = join(dir, 'log');
   await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
   const options = [
@@ -71,14 +80,16 @@ export async function startPrivateCluster(settings: { durable?: boolean } = {}):
     "-c listen_addresses='127.0.0.1'",
     ...(settings.durable ? [] : ['-c fsync=off', '-c full_page_writes=off']),
     '-c max_connections=100',
+    ...Object.entries(settings.server ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   const start = async () => {
-    await pg('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+    await pg('pg_ctl', ['-D', data, '-o', options, '-l', logFile, '-w', '-t', '60', 'start']);
   };
   await start();
   return {
     port,
     dir,
+    logFile,
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     start,
     async stop(mode = 'fast') {
