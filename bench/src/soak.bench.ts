@@ -66,6 +66,7 @@ const {
   postgres,
   seed,
   heap,
+  heapEverySeconds,
   warmupMinutes,
   mallocArenas,
   code,
@@ -95,6 +96,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
     ? {
         NODE_OPTIONS: `--expose-gc --require ${fileURLToPath(new URL('./support/heap-probe.cjs', import.meta.url))}`,
         HEAP_PROBE_DIR: heapDir,
+        HEAP_PROBE_EVERY_MS: String(heapEverySeconds * 1000),
       }
     : {};
   const fake = await startFakeOpenAi(['Thanks for asking. ', 'Shipping takes two days. ', 'Anything else?']);
@@ -258,7 +260,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   const warm = summarize(warmup.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`}, running the ${code === 'built' ? 'build' : 'sources through tsx'} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`}${heap === 'yes' ? `, heap probed every ${heapEverySeconds} s` : ''}, running the ${code === 'built' ? 'build' : 'sources through tsx'} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
   );
   if (warmupMinutes > 0) {
     console.log(
@@ -288,7 +290,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
       ]),
     ),
   );
-  if (heapDir) console.log(heapTable(heapSamples, minutes));
+  if (heapDir) console.log(heapTable(heapSamples, minutes, heapEverySeconds));
   console.log('\nDatabase connections and queue depth (every 10 s; min / max / last):\n');
   const conns = dbSamples.map((s) => s.connections);
   const queue = dbSamples.map((s) => s.queue);

@@ -1,6 +1,6 @@
 // Preloaded into each process of bench:soak's set with `--heap yes`
-// (NODE_OPTIONS="--expose-gc --require <this file>", HEAP_PROBE_DIR set): every 10 s a full
-// garbage collection, then the memory still in use appended as a JSON line to
+// (NODE_OPTIONS="--expose-gc --require <this file>", HEAP_PROBE_DIR set): every 10 s (or
+// HEAP_PROBE_EVERY_MS) a full garbage collection, then the memory still in use appended as a JSON line to
 // $HEAP_PROBE_DIR/<pid>.jsonl. The heap left after a full collection grows only when something
 // keeps what it allocated (a leak); a process's RSS also moves with the allocator and V8's sizing.
 // The collections pause each process a little, so a run with it is not one to judge p99 by.
@@ -58,5 +58,6 @@ if (dir && typeof globalThis.gc === 'function') {
       // the bench's directory is gone: the run is over
     }
   };
-  setInterval(probe, 10_000).unref();
+  const every = Number(process.env.HEAP_PROBE_EVERY_MS);
+  setInterval(probe, Number.isInteger(every) && every >= 1_000 ? every : 10_000).unref();
 }

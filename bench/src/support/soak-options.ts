@@ -11,6 +11,7 @@ export type SoakOptions = {
   postgres: PostgresChoice;
   seed: 'yes' | 'no';
   heap: 'yes' | 'no';
+  heapEverySeconds: number;
   warmupMinutes: number;
   mallocArenas: string | undefined;
   code: 'built' | 'sources';
@@ -38,6 +39,12 @@ export function readSoakOptions(): SoakOptions {
    * show in p99.
    */
   const heap = argument('heap') ?? 'no';
+  /**
+   * `--heap-every N`: seconds between two probes (default 10). Each probe is a full collection in
+   * every process of the set, which at 10 s about doubles the set's CPU per request (bench/README,
+   * "Soak at twice the rate"); at 60 s a 15-minute run still has 14 readings a process for its slope.
+   */
+  const heapEverySeconds = Number(argument('heap-every') ?? 10);
   /**
    * Minutes of the same traffic before the measured ones, not in the per-minute figures (its errors
    * still count). The processes start cold: their CPU per request falls for the first minutes while
@@ -69,13 +76,16 @@ export function readSoakOptions(): SoakOptions {
       postgres &&
       (seed === 'yes' || seed === 'no') &&
       (heap === 'yes' || heap === 'no') &&
+      Number.isInteger(heapEverySeconds) &&
+      heapEverySeconds >= 5 &&
+      heapEverySeconds <= 600 &&
       (mallocArenas === undefined || /^[1-9][0-9]?$/.test(mallocArenas)) &&
       (code === 'built' || code === 'sources') &&
       warmupMinutes >= 0
     )
   ) {
     console.error(
-      'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
+      'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--heap-every 10] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
     );
     process.exit(2);
   }
@@ -88,6 +98,7 @@ export function readSoakOptions(): SoakOptions {
     postgres,
     seed: seed === 'no' ? 'no' : 'yes',
     heap: heap === 'yes' ? 'yes' : 'no',
+    heapEverySeconds,
     warmupMinutes,
     mallocArenas,
     code: code === 'sources' ? 'sources' : 'built',

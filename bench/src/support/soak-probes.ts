@@ -245,7 +245,7 @@ export function databaseEventTable(events: readonly DbEvent[]): string {
  * slope after the first minute, and the slope in each half of a `minutes`-long run (a leak keeps
  * its slope; warm-up flattens).
  */
-export function heapTable(samples: readonly Sample[], minutes: number): string {
+export function heapTable(samples: readonly Sample[], minutes: number, everySeconds = 10): string {
   const half = minutes / 2;
   const slopeOf = (part: readonly Sample[]) => new Map(memorySlope(part).map((s) => [s.name, s.slope]));
   const early = slopeOf(samples.filter((s) => s.at < half));
@@ -260,5 +260,5 @@ export function heapTable(samples: readonly Sample[], minutes: number): string {
       (early.get(s.name) ?? 0).toFixed(3),
       (late.get(s.name) ?? 0).toFixed(3),
     ]);
-  return `\nHeap in use after a full garbage collection (MB, every 10 s; below each process its spaces, what the new and old space hold (used or not), then at the same moment the pages the whole heap holds, what the process holds outside the heap (external, of it arrayBuffers) and RSS), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
+  return `\nHeap in use after a full garbage collection (MB, every ${everySeconds} s; below each process its spaces, what the new and old space hold (used or not), then at the same moment the pages the whole heap holds, what the process holds outside the heap (external, of it arrayBuffers) and RSS), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
 }
