@@ -43,8 +43,8 @@ const rounds = Number(argument('rounds') ?? 1);
 const postgres = postgresChoice(argument('postgres'));
 /**
  * `--code built` (default): the set runs the build (`npm run build` first), as operators run it
- * and as bench:soak does; `sources`: the TypeScript through tsx (the figures in bench/README
- * before 2026-11-30 were measured that way).
+ * and as bench:soak does; `sources`: the TypeScript through tsx (the runs in bench/README before
+ * "Cluster throughput from the build" were measured that way).
  */
 const codeArgument = argument('code') ?? 'built';
 const code = codeArgument === 'sources' ? 'sources' : 'built';
