@@ -1,8 +1,9 @@
 // Preloaded into each process of bench:soak's set with `--heap yes`
 // (NODE_OPTIONS="--expose-gc --require <this file>", HEAP_PROBE_DIR set): every 10 s (or
-// HEAP_PROBE_EVERY_MS) a full garbage collection, then the memory still in use appended as a JSON line to
-// $HEAP_PROBE_DIR/<pid>.jsonl. The heap left after a full collection grows only when something
-// keeps what it allocated (a leak); a process's RSS also moves with the allocator and V8's sizing.
+// HEAP_PROBE_EVERY_MS) a full garbage collection, then the memory still in use appended as a JSON
+// line to $HEAP_PROBE_DIR/<pid>.jsonl; the first probe comes at a random point of the first
+// interval. The heap left after a full collection grows only when something keeps what it
+// allocated (a leak); a process's RSS also moves with the allocator and V8's sizing.
 // The collections pause each process a little, so a run with it is not one to judge p99 by.
 const { appendFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -59,5 +60,16 @@ if (dir && typeof globalThis.gc === 'function') {
     }
   };
   const every = Number(process.env.HEAP_PROBE_EVERY_MS);
-  setInterval(probe, Number.isInteger(every) && every >= 1_000 ? every : 10_000).unref();
+  const interval = Number.isInteger(every) && every >= 1_000 ? every : 10_000;
+  // Each process (and thread) starts its rhythm at a random point of the interval: started
+  // together, the set's processes would otherwise collect in the same second every time, and
+  // that one shared pause would decide the p99 of the minutes it falls in.
+  const start = setTimeout(
+    () => {
+      probe();
+      setInterval(probe, interval).unref();
+    },
+    Math.floor(Math.random() * interval),
+  );
+  start.unref();
 }
