@@ -373,12 +373,16 @@ async function main(postgres: PostgresChoice): Promise<void> {
     for (const [what, count] of failures) console.log(`- ${count} × ${what}`);
   }
   // The warm-up's errors are the service's too.
-  // With the heap probe, memory is judged after each full collection (the raw RSS table above
-  // stays for comparison); without it, on raw RSS.
+  // With the heap probe, memory is judged after each full collection, less the new space V8
+  // resizes (the raw RSS table above stays for comparison); without it, on raw RSS.
   const afterCollection = heapDir ? memorySlope(rssAfterCollection(heapSamples)) : [];
   const result =
     afterCollection.length > 0
-      ? verdict([...warmup.filter((r) => !r.ok), ...records], afterCollection, 'RSS after a full collection')
+      ? verdict(
+          [...warmup.filter((r) => !r.ok), ...records],
+          afterCollection,
+          'RSS after a full collection, less the new space',
+        )
       : verdict([...warmup.filter((r) => !r.ok), ...records], slopes);
   console.log(`\n${result.lines.join('\n')}`);
   process.exitCode = result.ok ? 0 : 1;

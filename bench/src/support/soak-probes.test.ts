@@ -23,7 +23,12 @@ test('heap probes: readings before the start are left out, off-heap memory and t
       join(dir, '41.jsonl'),
       [
         line(started - 10_000, 99, { external: 99 * MB, arrayBuffers: 99 * MB, rss: 999 * MB }),
-        line(started + 60_000, 50, { external: 4 * MB, arrayBuffers: 1 * MB, rss: 120 * MB }),
+        line(started + 60_000, 50, {
+          external: 4 * MB,
+          arrayBuffers: 1 * MB,
+          rss: 120 * MB,
+          physical: { new_space: 32 * MB, old_space: 44 * MB },
+        }),
         line(started + 120_000, 51, {
           external: 6 * MB,
           arrayBuffers: 3 * MB,
@@ -67,8 +72,12 @@ test('heap probes: readings before the start are left out, off-heap memory and t
     assert.deepEqual(named('instance-1 thread 3 heap held'), [12]);
     // Held memory where the probe wrote it: the whole heap, then the new and old space only.
     assert.deepEqual(named('instance-1 heap held'), [70]);
-    assert.deepEqual(named('instance-1 new_space held'), [16]);
-    assert.deepEqual(named('instance-1 old_space held'), [45]);
+    assert.deepEqual(named('instance-1 new_space held'), [32, 16]);
+    assert.deepEqual(named('instance-1 old_space held'), [44, 45]);
+    // RSS less the new space's pages, where the line has both: the new space shrank by 16 MB
+    // while RSS rose by 4, so what the process holds beside it rose by 20.
+    assert.deepEqual(named('instance-1 rss less new space'), [88, 108]);
+    assert.deepEqual(named('worker-1 rss less new space'), []);
     assert.deepEqual(named('instance-1 code_space held'), []);
     assert.deepEqual(named('worker-1 arrayBuffers'), []);
     assert.deepEqual(named('worker-1 rss after gc'), [90]);
@@ -77,8 +86,9 @@ test('heap probes: readings before the start are left out, off-heap memory and t
     assert.deepEqual(
       rssAfterCollection([...heap, ...spaces]).map((s) => [s.name, s.at, s.mb]),
       [
-        ['instance-1', 1, 120],
-        ['instance-1', 2, 124],
+        ['instance-1', 1, 88],
+        ['instance-1', 2, 108],
+        // Its lines lack the new space: its RSS after the collection as it is.
         ['worker-1', 1, 90],
       ],
     );

@@ -102,6 +102,9 @@ export function readHeapProbes(
         if (held !== undefined)
           spaces.push({ name: `${proc.name} ${BEYOND_USE_LABEL[kind]}`, at, mb: held / 2 ** 20 });
       }
+      const young = probe.physical?.new_space;
+      if (probe.rss !== undefined && young !== undefined)
+        spaces.push({ name: `${proc.name} ${JUDGED_LABEL}`, at, mb: (probe.rss - young) / 2 ** 20 });
     }
   }
   return { heap, spaces };
@@ -112,8 +115,9 @@ export const HEAP_SPACES = ['old_space', 'code_space', 'large_object_space'] as 
 
 /**
  * The spaces whose held memory (pages kept after the collection, used or not) is reported beside
- * what they use: the new space grows while a process allocates fast and does not shrink back,
- * and old space's held pages beyond its use are fragmentation.
+ * what they use: the new space grows while a process allocates fast (up to its fixed maximum,
+ * 32 MB here) and V8 shrinks it again after some collections, and old space's held pages beyond
+ * its use are fragmentation.
  */
 const HELD_SPACES = ['new_space', 'old_space'] as const;
 
@@ -148,17 +152,31 @@ const BEYOND_USE_LABEL: Record<(typeof BEYOND_USE)[number], string> = {
   rss: 'rss after gc',
 };
 
+/** The row of each process's RSS after the collection less its new space's pages. */
+const JUDGED_LABEL = 'rss less new space';
+
 /**
  * Each process's resident set right after a full collection (its main thread's probe lines),
- * named as the process: the reading the memory verdict judges when the probe runs. Raw RSS
- * rises and falls with the garbage the collector has not taken yet, so over 15 minutes its
- * slope is as much the collector's timing as the process's growth.
+ * less the pages its new space holds at that moment, named as the process: the reading the
+ * memory verdict judges when the probe runs. Raw RSS rises and falls with the garbage the
+ * collector has not taken yet, so over 15 minutes its slope is as much the collector's timing as
+ * the process's growth. The new space is bounded by V8's setting and swings between half and
+ * all of it (16 or 32 MB) as V8 resizes it: a few such swings in 15 readings make a slope of
+ * 1 MB/min with nothing kept. A process whose probe lines lack the new space (files written
+ * before the probe recorded it) is judged on its RSS after the collection.
  */
 export function rssAfterCollection(samples: readonly Sample[]): Sample[] {
-  const suffix = ` ${BEYOND_USE_LABEL.rss}`;
-  return samples
-    .filter((s) => s.name.endsWith(suffix) && !s.name.includes(' thread '))
-    .map((s) => ({ ...s, name: s.name.slice(0, -suffix.length) }));
+  const mainThread = samples.filter((s) => !s.name.includes(' thread '));
+  const judged = mainThread.filter((s) => s.name.endsWith(` ${JUDGED_LABEL}`));
+  const raw = mainThread.filter((s) => s.name.endsWith(` ${BEYOND_USE_LABEL.rss}`));
+  const processOf = (s: Sample, label: string) => s.name.slice(0, -(label.length + 1));
+  const withJudged = new Set(judged.map((s) => processOf(s, JUDGED_LABEL)));
+  return [
+    ...judged.map((s) => ({ ...s, name: processOf(s, JUDGED_LABEL) })),
+    ...raw
+      .map((s) => ({ ...s, name: processOf(s, BEYOND_USE_LABEL.rss) }))
+      .filter((s) => !withJudged.has(s.name)),
+  ];
 }
 
 /**
@@ -260,5 +278,5 @@ export function heapTable(samples: readonly Sample[], minutes: number, everySeco
       (early.get(s.name) ?? 0).toFixed(3),
       (late.get(s.name) ?? 0).toFixed(3),
     ]);
-  return `\nHeap in use after a full garbage collection (MB, every ${everySeconds} s; below each process its spaces, what the new and old space hold (used or not), then at the same moment the pages the whole heap holds, what the process holds outside the heap (external, of it arrayBuffers) and RSS), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
+  return `\nHeap in use after a full garbage collection (MB, every ${everySeconds} s; below each process its spaces, what the new and old space hold (used or not), then at the same moment the pages the whole heap holds, what the process holds outside the heap (external, of it arrayBuffers), RSS, and RSS less the new space's pages (what the memory verdict judges)), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
 }
