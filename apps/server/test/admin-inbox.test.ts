@@ -189,7 +189,7 @@ describe('admin API: the inbox', () => {
     assert.deepEqual(stored, []);
   });
 
-  test('close: any status but closed becomes closed, the claim is cleared, audited once; a viewer is refused', async () => {
+  test('close: every status but closed becomes closed, the claim is cleared, audited once; a viewer is refused', async () => {
     const viewer = await signedInMember(t, acme, 'viewer');
     const claimed = ids.anas ?? '';
     expectError(await post(claimed, 'close', viewer.headers), 403, 'forbidden');

@@ -70,7 +70,7 @@ export const ZSavedReplyCreate = z.strictObject({
 });
 export type TSavedReplyCreate = z.infer<typeof ZSavedReplyCreate>;
 
-/** Body of `PATCH /api/v1/admin/saved-replies/{id}`: any of the fields, at least one. */
+/** Body of `PATCH /api/v1/admin/saved-replies/{id}`: one or more of the fields. */
 export const ZSavedReplyUpdate = ZSavedReplyCreate.partial().refine(
   (body) => body.title !== undefined || body.body !== undefined,
   { message: 'Send a title, a body or both.' },
