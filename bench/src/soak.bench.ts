@@ -91,10 +91,11 @@ async function main(postgres: PostgresChoice): Promise<void> {
     console.error(`soak: cannot start the set: ${unavailable}`);
     process.exit(1);
   }
-  const heapDir = heap === 'yes' ? mkdtempSync(join(tmpdir(), 'soak-heap-')) : null;
+  const heapDir = heap === 'no' ? null : mkdtempSync(join(tmpdir(), 'soak-heap-'));
   const heapEnv: Record<string, string> = heapDir
     ? {
-        NODE_OPTIONS: `--expose-gc --require ${fileURLToPath(new URL('./support/heap-probe.cjs', import.meta.url))}`,
+        NODE_OPTIONS: `${heap === 'yes' ? '--expose-gc ' : ''}--require ${fileURLToPath(new URL('./support/heap-probe.cjs', import.meta.url))}`,
+        HEAP_PROBE_MODE: heap === 'major' ? 'major' : 'forced',
         HEAP_PROBE_DIR: heapDir,
         HEAP_PROBE_EVERY_MS: String(heapEverySeconds * 1000),
       }
@@ -260,7 +261,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   const warm = summarize(warmup.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`}${heap === 'yes' ? `, heap probed every ${heapEverySeconds} s` : ''}, running the ${code === 'built' ? 'build' : 'sources through tsx'} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`}${heap === 'yes' ? `, heap probed every ${heapEverySeconds} s` : heap === 'major' ? `, heap read after V8's own major collections` : ''}, running the ${code === 'built' ? 'build' : 'sources through tsx'} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
   );
   if (warmupMinutes > 0) {
     console.log(
@@ -290,7 +291,13 @@ async function main(postgres: PostgresChoice): Promise<void> {
       ]),
     ),
   );
-  if (heapDir) console.log(heapTable(heapSamples, minutes, heapEverySeconds));
+  if (heapDir) {
+    const cadence =
+      heap === 'major'
+        ? `after each major collection V8 ran on its own, at most one reading every ${heapEverySeconds} s`
+        : `after a full collection forced every ${heapEverySeconds} s`;
+    console.log(heapTable(heapSamples, minutes, cadence));
+  }
   console.log('\nDatabase connections and queue depth (every 10 s; min / max / last):\n');
   const conns = dbSamples.map((s) => s.connections);
   const queue = dbSamples.map((s) => s.queue);
@@ -381,7 +388,9 @@ async function main(postgres: PostgresChoice): Promise<void> {
       ? verdict(
           [...warmup.filter((r) => !r.ok), ...records],
           afterCollection,
-          'RSS after a full collection, less the new space',
+          heap === 'major'
+            ? "RSS after V8's own major collections, less the new space"
+            : 'RSS after a full collection, less the new space',
         )
       : verdict([...warmup.filter((r) => !r.ok), ...records], slopes);
   console.log(`\n${result.lines.join('\n')}`);

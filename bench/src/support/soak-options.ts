@@ -10,7 +10,7 @@ export type SoakOptions = {
   workerNice: string | undefined;
   postgres: PostgresChoice;
   seed: 'yes' | 'no';
-  heap: 'yes' | 'no';
+  heap: 'yes' | 'major' | 'no';
   heapEverySeconds: number;
   warmupMinutes: number;
   mallocArenas: string | undefined;
@@ -36,11 +36,14 @@ export function readSoakOptions(): SoakOptions {
   /**
    * `--heap yes`: each process of the set collects its garbage every 10 s and writes the heap still
    * in use (support/heap-probe.cjs): whether a memory slope is a leak. Off by default: the pauses
-   * show in p99.
+   * show in p99. `--heap major`: the same reading, taken right after each major collection V8 runs
+   * on its own (at most one per `--heap-every` seconds a process); nothing is collected for it, so
+   * the run's latencies are those of a run without the probe.
    */
   const heap = argument('heap') ?? 'no';
   /**
-   * `--heap-every N`: seconds between two probes (default 10). Each probe is a full collection in
+   * `--heap-every N`: seconds between two probes (default 10; with `--heap major`, the least time
+   * between two readings of a process). Each forced probe is a full collection in
    * every process of the set, which at 10 s about doubles the set's CPU per request (bench/README,
    * "Soak at twice the rate"); at 60 s a 15-minute run still has 14 readings a process for its slope.
    */
@@ -75,7 +78,7 @@ export function readSoakOptions(): SoakOptions {
       niceOk &&
       postgres &&
       (seed === 'yes' || seed === 'no') &&
-      (heap === 'yes' || heap === 'no') &&
+      (heap === 'yes' || heap === 'major' || heap === 'no') &&
       Number.isInteger(heapEverySeconds) &&
       heapEverySeconds >= 5 &&
       heapEverySeconds <= 600 &&
@@ -85,7 +88,7 @@ export function readSoakOptions(): SoakOptions {
     )
   ) {
     console.error(
-      'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes] [--heap-every 10] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
+      'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes|major] [--heap-every 10] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
     );
     process.exit(2);
   }
@@ -97,7 +100,7 @@ export function readSoakOptions(): SoakOptions {
     workerNice,
     postgres,
     seed: seed === 'no' ? 'no' : 'yes',
-    heap: heap === 'yes' ? 'yes' : 'no',
+    heap: heap === 'yes' || heap === 'major' ? heap : 'no',
     heapEverySeconds,
     warmupMinutes,
     mallocArenas,

@@ -93,9 +93,10 @@ test('heap probes: readings before the start are left out, off-heap memory and t
       ],
     );
 
-    const table = heapTable([...heap, ...spaces], 2);
-    assert.match(table, /\| instance-1 rss after gc +\| +120\.0 \| +124\.0 \| +4\.000 \|/);
-    assert.match(table, /\| instance-1 external +\| +4\.0 \| +6\.0 \| +2\.000 \|/);
+    const table = heapTable([...heap, ...spaces], 2, 'after each major collection');
+    assert.match(table, /MB, after each major collection;/);
+    assert.match(table, /\| instance-1 rss after gc +\| +2 \| +120\.0 \| +124\.0 \| +4\.000 \|/);
+    assert.match(table, /\| instance-1 external +\| +2 \| +4\.0 \| +6\.0 \| +2\.000 \|/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -263,7 +263,12 @@ export function databaseEventTable(events: readonly DbEvent[]): string {
  * slope after the first minute, and the slope in each half of a `minutes`-long run (a leak keeps
  * its slope; warm-up flattens).
  */
-export function heapTable(samples: readonly Sample[], minutes: number, everySeconds = 10): string {
+export function heapTable(
+  samples: readonly Sample[],
+  minutes: number,
+  /** When the readings were taken, for the heading. */
+  cadence = 'after a full collection forced every 10 s',
+): string {
   const half = minutes / 2;
   const slopeOf = (part: readonly Sample[]) => new Map(memorySlope(part).map((s) => [s.name, s.slope]));
   const early = slopeOf(samples.filter((s) => s.at < half));
@@ -272,11 +277,12 @@ export function heapTable(samples: readonly Sample[], minutes: number, everySeco
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((s) => [
       s.name,
+      String(samples.filter((x) => x.name === s.name).length),
       s.first.toFixed(1),
       s.last.toFixed(1),
       s.slope.toFixed(3),
       (early.get(s.name) ?? 0).toFixed(3),
       (late.get(s.name) ?? 0).toFixed(3),
     ]);
-  return `\nHeap in use after a full garbage collection (MB, every ${everySeconds} s; below each process its spaces, what the new and old space hold (used or not), then at the same moment the pages the whole heap holds, what the process holds outside the heap (external, of it arrayBuffers), RSS, and RSS less the new space's pages (what the memory verdict judges)), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
+  return `\nHeap in use after a full garbage collection (MB, ${cadence}; below each process its spaces, what the new and old space hold (used or not), then at the same moment the pages the whole heap holds, what the process holds outside the heap (external, of it arrayBuffers), RSS, and RSS less the new space's pages (what the memory verdict judges)), its slope after the first minute and in each half of the run:\n\n${markdownTable(['process / space', 'readings', 'first MB', 'last MB', 'slope MB/min', 'first half', 'second half'], rows)}`;
 }
