@@ -208,13 +208,21 @@ export async function queueDrained(databaseUrl: string): Promise<void> {
   }
 }
 
-/** CPU time a process has used (user + system) in ms, from /proc; 0 when it is gone. */
-export function cpuMs(pid: number): number {
+/**
+ * CPU time a process has used (user + system) in ms, from /proc; 0 when it is gone. With
+ * `reapedChildren`, also the time of its children that ended and that it waited for.
+ */
+export function cpuMs(pid: number, reapedChildren = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): state is the first, utime the 12th.
+    // Fields after the command name (which may hold spaces): state is the first, utime the 12th,
+    // then stime, cutime and cstime.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    const ticks = [11, 12, ...(reapedChildren ? [13, 14] : [])].reduce(
+      (sum, index) => sum + Number(fields[index]),
+      0,
+    );
+    return (ticks * 1000) / CLOCK_TICKS;
   } catch {
     return 0;
   }
@@ -222,15 +230,16 @@ export function cpuMs(pid: number): number {
 
 /**
  * CPU time used so far by every process whose command name is `name` (e.g. `postgres`: the
- * server and its backends), in ms. A process that ended in between takes its time with it, so
- * compare two readings only across a span where the processes live on (pooled connections).
+ * server and its backends), in ms. A process that ended counts through its parent, which reaped
+ * it (the server takes in its backends' and autovacuum workers' time as they exit), so the total
+ * only grows; each live process counts only the children it reaped, so nothing counts twice.
  */
 export function commandCpuMs(name: string): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) total += cpuMs(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) total += cpuMs(Number(entry), true);
     } catch {
       // gone in between
     }
