@@ -67,6 +67,7 @@ const {
   seed,
   heap,
   heapEverySeconds,
+  keepReadings,
   warmupMinutes,
   mallocArenas,
   code,
@@ -248,7 +249,8 @@ async function main(postgres: PostgresChoice): Promise<void> {
     if (heapDir) {
       const probes = readHeapProbes(heapDir, processes, started);
       heapSamples.push(...probes.heap, ...probes.spaces);
-      rmSync(heapDir, { recursive: true, force: true });
+      if (keepReadings === 'yes') console.log(`\nThe heap probe's readings are kept in ${heapDir}`);
+      else rmSync(heapDir, { recursive: true, force: true });
     }
     await db.end().catch(() => undefined);
     await cluster.stop();

@@ -12,6 +12,7 @@ export type SoakOptions = {
   seed: 'yes' | 'no';
   heap: 'yes' | 'major' | 'no';
   heapEverySeconds: number;
+  keepReadings: 'yes' | 'no';
   warmupMinutes: number;
   mallocArenas: string | undefined;
   code: 'built' | 'sources';
@@ -49,6 +50,11 @@ export function readSoakOptions(): SoakOptions {
    */
   const heapEverySeconds = Number(argument('heap-every') ?? 10);
   /**
+   * `--keep-readings yes`: the heap probe's readings (one JSON line each, a file per process) stay
+   * in their directory after the run, which is printed; by default they are deleted.
+   */
+  const keepReadings = argument('keep-readings') ?? 'no';
+  /**
    * Minutes of the same traffic before the measured ones, not in the per-minute figures (its errors
    * still count). The processes start cold: their CPU per request falls for the first minutes while
    * V8 optimizes (bench/README, "Seeded soaks"), which is a fresh process's cost, not the run's trend.
@@ -82,13 +88,14 @@ export function readSoakOptions(): SoakOptions {
       Number.isInteger(heapEverySeconds) &&
       heapEverySeconds >= 5 &&
       heapEverySeconds <= 600 &&
+      (keepReadings === 'yes' || keepReadings === 'no') &&
       (mallocArenas === undefined || /^[1-9][0-9]?$/.test(mallocArenas)) &&
       (code === 'built' || code === 'sources') &&
       warmupMinutes >= 0
     )
   ) {
     console.error(
-      'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes|major] [--heap-every 10] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
+      'usage: soak.bench.ts [--minutes 15] [--rate 6] [--instances 3] [--workers 2] [--worker-nice 0-19] [--postgres private|shared] [--seed yes|no] [--heap no|yes|major] [--heap-every 10] [--keep-readings no|yes] [--warmup-minutes 2] [--malloc-arenas 1-99] [--code built|sources]',
     );
     process.exit(2);
   }
@@ -102,6 +109,7 @@ export function readSoakOptions(): SoakOptions {
     seed: seed === 'no' ? 'no' : 'yes',
     heap: heap === 'yes' || heap === 'major' ? heap : 'no',
     heapEverySeconds,
+    keepReadings: keepReadings === 'yes' ? 'yes' : 'no',
     warmupMinutes,
     mallocArenas,
     code: code === 'sources' ? 'sources' : 'built',
