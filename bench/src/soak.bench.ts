@@ -93,6 +93,19 @@ async function main(postgres: PostgresChoice): Promise<void> {
     process.exit(1);
   }
   const heapDir = heap === 'no' ? null : mkdtempSync(join(tmpdir(), 'soak-heap-'));
+  // When the probe reads, in the run's heading, the heap table's and the memory verdict's words.
+  const reading =
+    heap === 'major'
+      ? {
+          heading: "heap read after V8's own major collections",
+          cadence: `after each major collection V8 ran on its own, at most one reading every ${heapEverySeconds} s`,
+          judged: "RSS after V8's own major collections, less the new space",
+        }
+      : {
+          heading: `heap probed every ${heapEverySeconds} s`,
+          cadence: `after a full collection forced every ${heapEverySeconds} s`,
+          judged: 'RSS after a full collection, less the new space',
+        };
   const heapEnv: Record<string, string> = heapDir
     ? {
         NODE_OPTIONS: `${heap === 'yes' ? '--expose-gc ' : ''}--require ${fileURLToPath(new URL('./support/heap-probe.cjs', import.meta.url))}`,
@@ -263,7 +276,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const all = summarize(records.filter((r) => r.ok).map((r) => r.ms));
   const warm = summarize(warmup.filter((r) => r.ok).map((r) => r.ms));
   console.log(
-    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`}${heap === 'yes' ? `, heap probed every ${heapEverySeconds} s` : heap === 'major' ? `, heap read after V8's own major collections` : ''}, running the ${code === 'built' ? 'build' : 'sources through tsx'} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
+    `\n## Soak: ${minutes} min at ${rate} requests/s through nginx, ${instanceCount} instances + ${workerCount} workers${workerNice === undefined ? '' : ` at nice ${workerNice}`}${mallocArenas === undefined ? '' : `, MALLOC_ARENA_MAX=${mallocArenas}`}${heapDir ? `, ${reading.heading}` : ''}, running the ${code === 'built' ? 'build' : 'sources through tsx'} (PostgreSQL ${server.describe}, autovacuum ${autovacuum}; Redis; ${seed === 'yes' ? `the site's ${SITE_POSTS} posts synced before the start` : "the site's posts created during the run"})\n`,
   );
   if (warmupMinutes > 0) {
     console.log(
@@ -293,13 +306,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
       ]),
     ),
   );
-  if (heapDir) {
-    const cadence =
-      heap === 'major'
-        ? `after each major collection V8 ran on its own, at most one reading every ${heapEverySeconds} s`
-        : `after a full collection forced every ${heapEverySeconds} s`;
-    console.log(heapTable(heapSamples, minutes, cadence));
-  }
+  if (heapDir) console.log(heapTable(heapSamples, minutes, reading.cadence));
   console.log('\nDatabase connections and queue depth (every 10 s; min / max / last):\n');
   const conns = dbSamples.map((s) => s.connections);
   const queue = dbSamples.map((s) => s.queue);
@@ -387,13 +394,7 @@ async function main(postgres: PostgresChoice): Promise<void> {
   const afterCollection = heapDir ? memorySlope(rssAfterCollection(heapSamples)) : [];
   const result =
     afterCollection.length > 0
-      ? verdict(
-          [...warmup.filter((r) => !r.ok), ...records],
-          afterCollection,
-          heap === 'major'
-            ? "RSS after V8's own major collections, less the new space"
-            : 'RSS after a full collection, less the new space',
-        )
+      ? verdict([...warmup.filter((r) => !r.ok), ...records], afterCollection, reading.judged)
       : verdict([...warmup.filter((r) => !r.ok), ...records], slopes);
   console.log(`\n${result.lines.join('\n')}`);
   process.exitCode = result.ok ? 0 : 1;

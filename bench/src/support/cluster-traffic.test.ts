@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { commandCpuMs } from './cluster-traffic.js';
-
-/** The pids whose command name is `name`. */
-function pidsNamed(name: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
-    } catch {
-      // gone in between
-    }
-  }
-  return pids;
-}
+import { commandCpuMs, pidsNamed } from './cluster-traffic.js';
 
 test("a command's CPU time keeps what its ended processes used (the server reaps its backends)", async () => {
   // A shell under a name of its own, which starts a copy of itself that only burns CPU: the

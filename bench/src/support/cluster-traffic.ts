@@ -235,16 +235,21 @@ export function cpuMs(pid: number, reapedChildren = false): number {
  * only grows; each live process counts only the children it reaped, so nothing counts twice.
  */
 export function commandCpuMs(name: string): number {
-  let total = 0;
+  return pidsNamed(name).reduce((sum, pid) => sum + cpuMs(pid, true), 0);
+}
+
+/** The processes whose command name (`/proc/<pid>/comm`) is `name`. */
+export function pidsNamed(name: string): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) total += cpuMs(Number(entry), true);
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
     } catch {
       // gone in between
     }
   }
-  return total;
+  return pids;
 }
 
 /** CPU time the whole machine has been busy (all cores, not idle or waiting on I/O) in ms. */

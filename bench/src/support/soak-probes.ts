@@ -277,7 +277,7 @@ export function heapTable(
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((s) => [
       s.name,
-      String(samples.filter((x) => x.name === s.name).length),
+      String(s.readings),
       s.first.toFixed(1),
       s.last.toFixed(1),
       s.slope.toFixed(3),

@@ -40,10 +40,13 @@ describe('soak schedule and report', () => {
     const steady = (minute: number, ms: number): MinuteRecord[] =>
       Array.from({ length: 30 }, () => ({ minute, kind: 'admin.read' as const, ms, ok: true }));
     const flat = [...steady(0, 500), ...steady(1, 100), ...steady(2, 105), ...steady(3, 95)];
-    const still = [{ name: 'api-1', first: 200, last: 201, max: 201, slope: 0.01 }];
+    const still = [{ name: 'api-1', readings: 14, first: 200, last: 201, max: 201, slope: 0.01 }];
     assert.equal(verdict(flat, still).ok, true);
     assert.equal(verdict([...flat, { minute: 2, kind: 'upload', ms: 10, ok: false }], still).ok, false);
-    assert.equal(verdict(flat, [{ name: 'api-1', first: 200, last: 260, max: 260, slope: 1 }]).ok, false);
+    assert.equal(
+      verdict(flat, [{ name: 'api-1', readings: 14, first: 200, last: 260, max: 260, slope: 1 }]).ok,
+      false,
+    );
     const spike = [...flat, ...steady(4, 300)];
     const judged = verdict(spike, still);
     assert.equal(judged.ok, false);
@@ -54,7 +57,7 @@ describe('soak schedule and report', () => {
   test('a p99 that climbs fails the trend line while every minute stays inside the band', () => {
     const steady = (minute: number, ms: number): MinuteRecord[] =>
       Array.from({ length: 30 }, () => ({ minute, kind: 'admin.read' as const, ms, ok: true }));
-    const still = [{ name: 'api-1', first: 200, last: 201, max: 201, slope: 0.01 }];
+    const still = [{ name: 'api-1', readings: 14, first: 200, last: 201, max: 201, slope: 0.01 }];
     // Minutes 2 to 11 climb from 50 to 65 ms: each within ±20 % of the median (57.5 ms), +26 % in all.
     const climbing = [
       ...steady(0, 500),

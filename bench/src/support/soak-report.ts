@@ -86,7 +86,15 @@ export function slope(points: readonly { x: number; y: number }[]): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
-export type MemoryTrend = { name: string; first: number; last: number; max: number; slope: number };
+export type MemoryTrend = {
+  name: string;
+  /** How many readings the process had. */
+  readings: number;
+  first: number;
+  last: number;
+  max: number;
+  slope: number;
+};
 
 /** Each process's memory: first, last and largest reading, and the slope (MB/min) after minute 1. */
 export function memorySlope(samples: readonly Sample[]): MemoryTrend[] {
@@ -96,6 +104,7 @@ export function memorySlope(samples: readonly Sample[]): MemoryTrend[] {
     const settled = mine.filter((s) => s.at >= 1);
     return {
       name,
+      readings: mine.length,
       first: mine[0]?.mb ?? 0,
       last: mine.at(-1)?.mb ?? 0,
       max: Math.max(...mine.map((s) => s.mb)),
